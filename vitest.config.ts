@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config";
+import path from "node:path";
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@": path.resolve(__dirname),
+      // `server-only` throws outside React Server Components; tests import server modules directly.
+      "server-only": path.resolve(__dirname, "scripts/server-only-stub.ts"),
+    },
+  },
+  test: {
+    include: ["lib/**/*.test.ts", "server/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
