@@ -4,9 +4,9 @@ import path from "node:path";
 export default defineConfig({
   resolve: {
     alias: {
-      "@": path.resolve(__dirname),
+      "@": path.resolve(import.meta.dirname),
       // `server-only` throws outside React Server Components; tests import server modules directly.
-      "server-only": path.resolve(__dirname, "scripts/server-only-stub.ts"),
+      "server-only": path.resolve(import.meta.dirname, "scripts/server-only-stub.ts"),
     },
   },
   test: {

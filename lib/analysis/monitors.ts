@@ -1,0 +1,67 @@
+/**
+ * Monitor ownership (ARCHITECTURE.md): ok, double (jobs in both TAs), orphaned (in neither), misrouted (only in the other).
+ * A monitor's jobs are found by their names, serviceMonitor/<ns>/<name>/<idx> and podMonitor/<ns>/<name>/<idx>.
+ * A TA lists only jobs with at least one target, so its /scrape_configs keys also count as "holding" the monitor.
+ */
+import type { Ownership, Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import { monitorRole, parseJobName } from "@/lib/routing";
+import type { AnalysisInput, MonitorRow, TargetRow } from "@/lib/analysis/types";
+
+const monitorKey = (kind: string, ns: string, name: string) => `${kind}/${ns}/${name}`;
+
+export function analyzeMonitors(
+  input: AnalysisInput,
+  targets: readonly TargetRow[],
+): { rows: MonitorRow[]; counts: Record<Ownership, number> } | null {
+  if (!input.monitors) return null;
+  const holders = new Map<string, { roles: Set<Role>; jobs: Set<string>; targets: Partial<Record<Role, number>> }>();
+  const entry = (key: string) => {
+    let e = holders.get(key);
+    if (!e) holders.set(key, (e = { roles: new Set(), jobs: new Set(), targets: {} }));
+    return e;
+  };
+  const kindOf = (k: string) => (k === "serviceMonitor" || k === "ServiceMonitor" ? "ServiceMonitor" : "PodMonitor");
+  for (const role of ROLES) {
+    const ta = input.roles[role]?.ta;
+    if (!ta) continue;
+    for (const job of new Set([...ta.jobs.keys(), ...(ta.scrapeConfigJobs ?? [])])) {
+      const parsed = parseJobName(job);
+      if (!parsed) continue;
+      const e = entry(monitorKey(kindOf(parsed.kind), parsed.namespace, parsed.name));
+      e.roles.add(role);
+      e.jobs.add(job);
+    }
+  }
+  for (const t of targets) {
+    const parsed = parseJobName(t.job);
+    if (!parsed) continue;
+    const e = entry(monitorKey(kindOf(parsed.kind), parsed.namespace, parsed.name));
+    e.targets[t.role] = (e.targets[t.role] ?? 0) + 1;
+  }
+  const present = ROLES.filter((r) => input.roles[r]?.ta);
+  const counts: Record<Ownership, number> = { ok: 0, double: 0, orphaned: 0, misrouted: 0 };
+  const rows = input.monitors.map((m): MonitorRow => {
+    const e = holders.get(monitorKey(m.kind, m.namespace, m.name));
+    const held = ROLES.filter((r) => e?.roles.has(r));
+    // With a single TA (no routing), that TA is the expected owner of everything.
+    const expectedRole: Role = present.length === 1 ? present[0] : monitorRole(m.annotations, input.annotationKey);
+    let ownership: Ownership;
+    if (held.length === 0) ownership = "orphaned";
+    else if (held.length > 1) ownership = "double";
+    else ownership = held[0] === expectedRole ? "ok" : "misrouted";
+    counts[ownership]++;
+    return {
+      ...m,
+      annotation: m.annotations[input.annotationKey] ?? null,
+      expectedRole,
+      holders: held,
+      ownership,
+      targets: e?.targets ?? {},
+      jobs: [...(e?.jobs ?? [])].sort(),
+    };
+  });
+  const order: Record<Ownership, number> = { double: 0, orphaned: 1, misrouted: 2, ok: 3 };
+  rows.sort((a, b) => order[a.ownership] - order[b.ownership] || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+  return { rows, counts };
+}

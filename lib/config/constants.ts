@@ -1,0 +1,1 @@
+export const DEFAULT_SCRAPER_ANNOTATION_KEY = "cloudwatch.aws.amazon.com/scraper";

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "./schema";
+
+const ta = {
+  url: "https://127.0.0.1:8443",
+  flavor: "cloudwatch",
+  tls: { ca: "/ca.crt", cert: "/c.crt", key: "/c.key" },
+  collectors: { namespace: "amazon-cloudwatch", selector: { "app.kubernetes.io/component": "amazon-cloudwatch-agent" } },
+};
+
+describe("parseConfig", () => {
+  it("accepts a minimal cluster and fills defaults", () => {
+    const r = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config.clusters[0].pollIntervalSeconds).toBe(15);
+    expect(r.config.clusters[0].scraperAnnotation).toBe("cloudwatch.aws.amazon.com/scraper");
+    expect(r.config.clusters[0].targetAllocators["per-node"]?.timeoutSeconds).toBe(5);
+    expect(r.config.history.retentionDays).toBe(7);
+  });
+
+  it("names every bad field, the bad value and what is expected", () => {
+    const r = parseConfig({
+      clusters: [
+        {
+          name: "Prod_1",
+          pollIntervalSeconds: "fast",
+          targetAllocators: { "per-node": { ...ta, flavor: "cw", url: "ftp://x" }, extra: {} },
+          colour: "red",
+        },
+      ],
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const text = r.errors.join("\n");
+    expect(text).toContain('clusters[0].name: expected a DNS label such as prod-eu-1 (got "Prod_1")');
+    expect(text).toContain('clusters[0].pollIntervalSeconds: expected a number of seconds (got "fast")');
+    expect(text).toContain('clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")');
+    expect(text).toMatch(/clusters\[0\]\.targetAllocators\.per-node\.url: .*http/);
+    expect(text).toMatch(/clusters\[0\]\.targetAllocators: .*extra/);
+    expect(text).toMatch(/clusters\[0\]: .*colour/);
+  });
+
+  it("rejects a cluster without any TA, half a key pair, and duplicate names", () => {
+    const r = parseConfig({
+      clusters: [
+        { name: "a", targetAllocators: {} },
+        { name: "a", targetAllocators: { "per-node": { ...ta, tls: { cert: "/c.crt" } } } },
+      ],
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const text = r.errors.join("\n");
+    expect(text).toContain("clusters[0].targetAllocators: expected at least one of per-node, cluster-scraper");
+    expect(text).toContain("cert and key go together");
+    expect(text).toContain('clusters[1].name: duplicate cluster name "a"');
+  });
+});

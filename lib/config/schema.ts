@@ -1,0 +1,103 @@
+/**
+ * The dashboard's configuration file (YAML), validated with zod. Secrets are never inline: TLS material and bearer tokens
+ * are file paths read by the server.
+ */
+import { z } from "zod";
+import { DEFAULT_SCRAPER_ANNOTATION_KEY } from "@/lib/config/constants";
+
+const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
+  message: "expected a Kubernetes label key such as app.kubernetes.io/component",
+});
+
+export const tlsSchema = z
+  .object({
+    ca: z.string().min(1, "expected the path of the CA certificate (PEM) that signed the TA's server certificate").optional(),
+    cert: z.string().min(1, "expected the path of the client certificate (PEM)").optional(),
+    key: z.string().min(1, "expected the path of the client key (PEM)").optional(),
+    serverName: z.string().optional(),
+    insecureSkipVerify: z.boolean().default(false),
+  })
+  .strict()
+  .refine((t) => Boolean(t.cert) === Boolean(t.key), { message: "cert and key go together: give both or neither" });
+
+export const taSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" }),
+    flavor: z.enum(["upstream", "cloudwatch"], { message: 'expected "upstream" or "cloudwatch"' }),
+    tls: tlsSchema.optional(),
+    bearerTokenFile: z.string().min(1).optional(),
+    timeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(120).default(5),
+    maxResponseBytes: z.number().int().positive().default(256 * 1024 * 1024),
+    concurrency: z.number().int().min(1).max(64).default(4),
+    collectors: z
+      .object({
+        namespace: z.string().min(1, "expected the namespace of the collector pods"),
+        selector: z.record(labelName, z.string(), { message: "expected a map of label key to value" }),
+      })
+      .strict(),
+  })
+  .strict();
+
+export const clusterSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected a DNS label such as prod-eu-1" }),
+    kubernetes: z
+      .object({
+        kubeconfig: z.string().min(1).optional(),
+        context: z.string().min(1).optional(),
+        inCluster: z.boolean().default(false),
+      })
+      .strict()
+      .default({ inCluster: false }),
+    scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION_KEY),
+    pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
+    targetAllocators: z
+      .object({ "per-node": taSchema.optional(), "cluster-scraper": taSchema.optional() })
+      .strict()
+      .refine((t) => t["per-node"] || t["cluster-scraper"], { message: "expected at least one of per-node, cluster-scraper" }),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
+    history: z
+      .object({
+        path: z.string().min(1).optional(),
+        retentionDays: z.number().positive().max(365).default(7),
+        maxBytes: z.number().int().positive().default(256 * 1024 * 1024),
+      })
+      .strict()
+      .default({ retentionDays: 7, maxBytes: 256 * 1024 * 1024 }),
+    /** Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. */
+    demo: z.object({ control: z.url() }).strict().optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.clusters.forEach((cl, i) => {
+      if (seen.has(cl.name)) ctx.addIssue({ code: "custom", path: ["clusters", i, "name"], message: `duplicate cluster name "${cl.name}"` });
+      seen.add(cl.name);
+    });
+  });
+
+export type Config = z.infer<typeof configSchema>;
+export type ClusterConfig = z.infer<typeof clusterSchema>;
+export type TaConfig = z.infer<typeof taSchema>;
+
+/** One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`. */
+export function formatConfigIssues(error: z.ZodError, input: unknown): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("");
+    let got: unknown = input;
+    for (const p of issue.path) got = got && typeof got === "object" ? (got as Record<PropertyKey, unknown>)[p as PropertyKey] : undefined;
+    const shown = got === undefined ? "" : ` (got ${JSON.stringify(got)?.slice(0, 80)})`;
+    const unknownKeys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
+    return `${path || "(top level)"}: ${issue.message}${unknownKeys}${issue.code === "unrecognized_keys" ? "" : shown}`;
+  });
+}
+
+export function parseConfig(input: unknown): { ok: true; config: Config } | { ok: false; errors: string[] } {
+  const result = configSchema.safeParse(input);
+  return result.success ? { ok: true, config: result.data } : { ok: false, errors: formatConfigIssues(result.error, input) };
+}
