@@ -1,0 +1,88 @@
+import "server-only";
+/**
+ * The demo cluster's control API (ARCHITECTURE.md, "Fault injection"), plain HTTP on loopback:
+ * POST /faults {fault, ...params} -> 200 {fault, did} | 400 {error}; DELETE /faults heals everything; GET /faults lists the
+ * active faults; GET /truth is the ground truth; POST /scenario {name} switches the scenario.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseFault } from "@/lib/demo/faults";
+import { FaultError, type FaultEngine } from "@/server/demo/faults";
+
+export interface ControlHandlers {
+  faults: FaultEngine;
+  truth(): unknown;
+  scenario(name: string): string;
+  scenarios: readonly string[];
+}
+
+const MAX_BODY = 64 * 1024;
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), "Cache-Control": "no-store" });
+  res.end(text);
+}
+
+function readJson(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new Error("body too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      try {
+        resolve(text.trim() ? JSON.parse(text) : {});
+      } catch {
+        reject(new Error("the body is not JSON"));
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+export async function startControl(h: ControlHandlers, host = "127.0.0.1", port = 0): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    try {
+      if (path === "/faults" && req.method === "POST") {
+        const parsed = parseFault(await readJson(req));
+        if (!parsed.ok) return send(res, 400, { error: parsed.error });
+        try {
+          return send(res, 200, h.faults.apply(parsed.fault));
+        } catch (e) {
+          if (e instanceof FaultError) return send(res, 400, { error: e.message });
+          throw e;
+        }
+      }
+      if (path === "/faults" && req.method === "DELETE") return send(res, 200, h.faults.heal());
+      if (path === "/faults" && req.method === "GET") return send(res, 200, { active: h.faults.list() });
+      if (path === "/truth" && req.method === "GET") return send(res, 200, h.truth());
+      if (path === "/scenario" && req.method === "POST") {
+        const body = (await readJson(req)) as { name?: unknown };
+        if (typeof body?.name !== "string" || !h.scenarios.includes(body.name)) {
+          return send(res, 400, { error: `unknown scenario ${JSON.stringify(body?.name)}; scenarios: ${h.scenarios.join(", ")}` });
+        }
+        return send(res, 200, { scenario: h.scenario(body.name) });
+      }
+      if (path === "/faults" || path === "/truth" || path === "/scenario") return send(res, 405, { error: `${req.method} is not allowed on ${path}` });
+      return send(res, 404, { error: `no route ${path}; routes: POST/DELETE/GET /faults, GET /truth, POST /scenario` });
+    } catch (e) {
+      return send(res, 400, { error: (e as Error).message });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const { port: p } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${p}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
