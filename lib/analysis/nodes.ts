@@ -1,5 +1,5 @@
 /**
- * Per-node rows for the node map: each node's agent pods, its targets by class, what crosses node boundaries, and a state:
+ * Per-node rows for the node map: each node's agent pods, its targets by class (the per-node agent's when there is one), what crosses node boundaries, and a state:
  * ghosts (its targets sit on a collector that cannot scrape), no_collector (targets but no eligible per-node collector),
  * degraded (its collector is not eligible and its targets are served elsewhere), healthy, idle (nothing to scrape).
  */
@@ -32,7 +32,11 @@ export function buildNodes(input: AnalysisInput, collectors: readonly CollectorR
     perRoleOnNode.set(k, (perRoleOnNode.get(k) ?? 0) + 1);
     if ((perRoleOnNode.get(k) ?? 0) > 1) row.multiplePods = true;
   }
+  // Locality is the per-node agent's promise: the cluster-scraper scrapes across nodes by design.
+  const hasPerNode = Boolean(input.roles["per-node" as Role]);
+  const counts = (t: TargetRow) => !hasPerNode || t.role === "per-node";
   for (const t of targets) {
+    if (!counts(t)) continue;
     if (t.node) {
       const row = rows.get(t.node);
       if (row) {
@@ -45,7 +49,6 @@ export function buildNodes(input: AnalysisInput, collectors: readonly CollectorR
       if (here) here.scrapedHereForOthers++;
     }
   }
-  const hasPerNode = Boolean(input.roles["per-node" as Role]);
   for (const row of rows.values()) {
     const total = Object.values(row.targets).reduce((s, v) => s + v, 0);
     const perNode = row.collectors.filter((c) => c.role === "per-node");

@@ -1,0 +1,26 @@
+import type { SourceView } from "@/lib/views/summary";
+
+/** Names every source that failed at the last poll; the view keeps showing their last good data. */
+export function StaleBanner({ stale }: { stale: readonly SourceView[] }) {
+  if (!stale.length) return null;
+  const hasData = stale.some((s) => s.lastSuccess);
+  return (
+    <div className={`banner ${hasData ? "warn" : "bad"}`} role="status" aria-live="polite">
+      <div>
+        <strong>
+          {stale.length === 1 ? "One source is failing" : `${stale.length} sources are failing`}
+          {hasData ? ": showing its last good data" : ""}
+        </strong>
+        <ul>
+          {stale.map((s) => (
+            <li key={s.source}>
+              <code>{s.source}</code> {s.state === "stale" ? "stale" : "unavailable"}: {s.error?.message ?? "no answer"}
+              {s.lastSuccess ? ` (last success ${new Date(s.lastSuccess).toLocaleTimeString("en-GB", { hour12: false })})` : ""}
+              {s.error?.hint ? <span style={{ color: "var(--muted)" }}> - {s.error.hint}</span> : null}
+            </li>
+          ))}
+        </ul>
+      </div>
+    </div>
+  );
+}

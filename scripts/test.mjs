@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// `npm test`: every test. Installs the Debian test peers it needs when run as root (chromium for e2e, prometheus for the
+// real-client integration test), or stops with a message naming the package. Runs lint and type checks, the unit and
+// integration tests (vitest), builds the app and runs the browser tests (Playwright), then prints `N passed, N failed`
+// computed from the runners' own JSON reports (also written to artifacts/test-summary.json).
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const artifacts = path.join(root, "artifacts");
+fs.mkdirSync(artifacts, { recursive: true });
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+
+const PEERS = [
+  { cmd: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", pkg: "chromium", why: "the Playwright browser tests" },
+  { cmd: "/usr/bin/prometheus", pkg: "prometheus", why: "the test with a real Prometheus as HTTP-SD client" },
+];
+const missing = PEERS.filter((p) => !fs.existsSync(p.cmd));
+if (missing.length) {
+  const pkgs = missing.map((p) => p.pkg);
+  if (process.getuid?.() === 0) {
+    console.log(`npm test: installing Debian packages ${pkgs.join(", ")}...`);
+    const opts = { stdio: "inherit", env: { ...env, DEBIAN_FRONTEND: "noninteractive" } };
+    const up = spawnSync("apt-get", ["update", "-qq"], opts);
+    const inst = up.status === 0 ? spawnSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...pkgs], opts) : up;
+    if (inst.status !== 0) {
+      console.error(`npm test: could not install ${pkgs.join(", ")} with apt-get; install them and run again.`);
+      process.exit(1);
+    }
+  } else {
+    for (const p of missing) console.error(`npm test: ${p.cmd} is missing: install Debian's "${p.pkg}" package (needed for ${p.why}), e.g. sudo apt-get install -y ${p.pkg}`);
+    process.exit(1);
+  }
+}
+
+const run = (label, cmd, args, extraEnv = {}) => {
+  console.log(`\n== ${label}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
+  return r.status ?? 1;
+};
+
+const results = { suites: [], passed: 0, failed: 0, skipped: 0 };
+let failedStep = false;
+
+if (run("lint", bin("eslint"), [".", "--max-warnings=0"]) !== 0) failedStep = true;
+if (run("type check", bin("tsc"), ["--noEmit", "-p", "."]) !== 0) failedStep = true;
+
+const vitestJson = path.join(artifacts, "vitest.json");
+fs.rmSync(vitestJson, { force: true });
+run("unit and integration tests (vitest)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+if (fs.existsSync(vitestJson)) {
+  const v = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
+  results.suites.push({ runner: "vitest", passed: v.numPassedTests, failed: v.numFailedTests + (v.numTotalTestSuites && v.success === false && v.numFailedTests === 0 ? 1 : 0), skipped: v.numPendingTests + (v.numTodoTests ?? 0) });
+} else {
+  results.suites.push({ runner: "vitest", passed: 0, failed: 1, skipped: 0, note: "no JSON report" });
+}
+
+if (run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) !== 0) {
+  results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "build failed" });
+} else {
+  const pwJson = path.join(artifacts, "playwright.json");
+  fs.rmSync(pwJson, { force: true });
+  run("browser tests (playwright)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  if (fs.existsSync(pwJson)) {
+    const s = JSON.parse(fs.readFileSync(pwJson, "utf8")).stats ?? {};
+    results.suites.push({ runner: "playwright", passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0, flaky: s.flaky ?? 0 });
+  } else {
+    results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "no JSON report" });
+  }
+}
+
+for (const s of results.suites) {
+  results.passed += s.passed;
+  results.failed += s.failed;
+  results.skipped += s.skipped;
+}
+if (failedStep) results.failed += 1;
+results.checksFailed = failedStep;
+fs.writeFileSync(path.join(artifacts, "test-summary.json"), JSON.stringify(results, null, 2));
+console.log("");
+for (const s of results.suites) console.log(`${s.runner}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${s.note ? ` (${s.note})` : ""}`);
+if (failedStep) console.log("lint or type check failed (counted as 1 failure)");
+console.log(`${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ""}`);
+process.exit(results.failed ? 1 : 0);

@@ -1,0 +1,47 @@
+import "server-only";
+/**
+ * Loads the configuration: the file named by ALLOCATION_LENS_CONFIG (or --config), validated; with none, the embedded
+ * demo cluster is started and its generated configuration used. A bad file is an error naming each bad field.
+ */
+import fs from "node:fs";
+import YAML from "yaml";
+import { parseConfig, type Config } from "@/lib/config/schema";
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid configuration ${file}:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function configPathFromEnv(argv = process.argv, env = process.env): string | undefined {
+  const i = argv.indexOf("--config");
+  if (i >= 0 && argv[i + 1]) return argv[i + 1];
+  const eq = argv.find((a) => a.startsWith("--config="));
+  if (eq) return eq.slice("--config=".length);
+  return env.ALLOCATION_LENS_CONFIG || undefined;
+}
+
+export function loadConfigFile(file: string): Config {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ConfigError(file, [`cannot read the file: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`]);
+  }
+  let data: unknown;
+  try {
+    const doc = YAML.parseDocument(text, { prettyErrors: true });
+    if (doc.errors.length) throw new ConfigError(file, doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`));
+    data = doc.toJS();
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new ConfigError(file, [`YAML: ${(e as Error).message}`]);
+  }
+  const result = parseConfig(data ?? {});
+  if (!result.ok) throw new ConfigError(file, result.errors);
+  return result.config;
+}

@@ -1,0 +1,180 @@
+import "server-only";
+/**
+ * Kubernetes sources of one cluster, through @kubernetes/client-node informers (list, then watch; re-list on 410).
+ * Agent pods per role (namespace + label selector), nodes, ServiceMonitors and PodMonitors. Each informer keeps a status;
+ * a missing CRD or a 403 is a reported state with its fix, and the informer retries with backoff instead of crashing.
+ */
+import * as k8s from "@kubernetes/client-node";
+import type { ClusterConfig } from "@/lib/config/schema";
+import type { Role } from "@/lib/model";
+import { SourceError } from "@/lib/source-error";
+
+export type KubeObj = k8s.KubernetesObject & { spec?: unknown; status?: unknown };
+
+export interface InformerStatus {
+  source: string;
+  state: "starting" | "ok" | "error";
+  lastSuccess: number | null;
+  error: ReturnType<SourceError["toJSON"]> | null;
+}
+
+export interface WatchedKind {
+  readonly status: InformerStatus;
+  list(): readonly KubeObj[];
+  stop(): Promise<void>;
+}
+
+export type PodEventHandler = (role: Role, type: "add" | "update" | "delete", pod: KubeObj) => void;
+
+function kubeConfigFor(cluster: ClusterConfig): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (cluster.kubernetes.inCluster) kc.loadFromCluster();
+  else if (cluster.kubernetes.kubeconfig) kc.loadFromFile(cluster.kubernetes.kubeconfig);
+  else kc.loadFromDefault();
+  if (cluster.kubernetes.context) kc.setCurrentContext(cluster.kubernetes.context);
+  return kc;
+}
+
+function describe(source: string, resource: string, err: unknown): SourceError {
+  const e = err as { code?: number; statusCode?: number; message?: string; body?: unknown };
+  const status = e?.code ?? e?.statusCode;
+  if (status === 404 && /monitors$/.test(resource)) {
+    const kind = resource === "servicemonitors" ? "ServiceMonitor" : "PodMonitor";
+    return new SourceError({
+      source,
+      kind: "not_found",
+      status,
+      message: `the ${kind} CRD is not installed`,
+      hint: `install the monitoring.coreos.com/v1 ${kind} CRD (prometheus-operator) if monitors should be scraped`,
+    });
+  }
+  if (status === 401 || status === 403) {
+    return new SourceError({
+      source,
+      kind: "forbidden",
+      status,
+      message: `the service account lacks list/watch on ${resource}`,
+      hint: `grant get, list and watch on ${resource} in the dashboard's ClusterRole`,
+    });
+  }
+  const text = typeof e?.message === "string" ? e.message.split("\n")[0].slice(0, 300) : String(err);
+  return new SourceError({ source, kind: typeof status === "number" ? "http" : "network", status, message: text });
+}
+
+class Watched implements WatchedKind {
+  readonly status: InformerStatus;
+  private readonly informer: k8s.Informer<KubeObj> & k8s.ObjectCache<KubeObj>;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs = 1000;
+
+  constructor(kc: k8s.KubeConfig, source: string, resource: string, path: string, listFn: () => Promise<k8s.KubernetesListObject<KubeObj>>, labelSelector?: string) {
+    this.status = { source, state: "starting", lastSuccess: null, error: null };
+    const list = async () => {
+      const result = await listFn();
+      this.ok();
+      return result;
+    };
+    this.informer = k8s.makeInformer<KubeObj>(kc, path, list, labelSelector);
+    const touch = () => this.ok();
+    this.informer.on("add", touch);
+    this.informer.on("update", touch);
+    this.informer.on("delete", touch);
+    this.informer.on("error", (err: unknown) => {
+      this.status.state = "error";
+      this.status.error = describe(source, resource, err).toJSON();
+      if (this.stopped) return;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => void this.start(), this.backoffMs);
+      this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
+    });
+  }
+
+  private ok() {
+    this.status.state = "ok";
+    this.status.error = null;
+    this.status.lastSuccess = Date.now();
+    this.backoffMs = 1000;
+  }
+
+  on(verb: "add" | "update" | "delete", cb: (o: KubeObj) => void) {
+    this.informer.on(verb, cb);
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.informer.start();
+    } catch {
+      // reported through the error callback
+    }
+  }
+
+  list(): readonly KubeObj[] {
+    return this.informer.list();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await this.informer.stop().catch(() => undefined);
+  }
+}
+
+export interface KubeSources {
+  pods: Partial<Record<Role, WatchedKind>>;
+  nodes: WatchedKind;
+  serviceMonitors: WatchedKind;
+  podMonitors: WatchedKind;
+  statuses(): InformerStatus[];
+  stop(): Promise<void>;
+}
+
+const selectorString = (sel: Record<string, string>) =>
+  Object.entries(sel)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+
+export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHandler): KubeSources {
+  const kc = kubeConfigFor(cluster);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const src = (what: string) => `${cluster.name}/kube/${what}`;
+  const pods: Partial<Record<Role, Watched>> = {};
+  for (const [role, ta] of Object.entries(cluster.targetAllocators) as [Role, (typeof cluster.targetAllocators)[Role]][]) {
+    if (!ta) continue;
+    const { namespace, selector } = ta.collectors;
+    const labelSelector = selectorString(selector);
+    const w = new Watched(
+      kc,
+      src(`pods/${role}`),
+      "pods",
+      `/api/v1/namespaces/${namespace}/pods`,
+      () => core.listNamespacedPod({ namespace, labelSelector }) as Promise<k8s.KubernetesListObject<KubeObj>>,
+      labelSelector,
+    );
+    w.on("add", (p) => onPodEvent(role, "add", p));
+    w.on("update", (p) => onPodEvent(role, "update", p));
+    w.on("delete", (p) => onPodEvent(role, "delete", p));
+    pods[role] = w;
+  }
+  const nodes = new Watched(kc, src("nodes"), "nodes", "/api/v1/nodes", () => core.listNode() as Promise<k8s.KubernetesListObject<KubeObj>>);
+  const monitor = (plural: "servicemonitors" | "podmonitors") =>
+    new Watched(kc, src(plural), plural, `/apis/monitoring.coreos.com/v1/${plural}`, () =>
+      custom.listClusterCustomObject({ group: "monitoring.coreos.com", version: "v1", plural }) as Promise<k8s.KubernetesListObject<KubeObj>>,
+    );
+  const serviceMonitors = monitor("servicemonitors");
+  const podMonitors = monitor("podmonitors");
+  const all = [...Object.values(pods), nodes, serviceMonitors, podMonitors] as Watched[];
+  for (const w of all) void w.start();
+  return {
+    pods,
+    nodes,
+    serviceMonitors,
+    podMonitors,
+    statuses: () => all.map((w) => ({ ...w.status })),
+    stop: async () => {
+      await Promise.all(all.map((w) => w.stop()));
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import "server-only";
+/**
+ * One poller per cluster, whatever the number of browsers: reads every TA of the cluster once per interval (never two polls
+ * at once; when a poll takes longer than the interval the next one starts right after it), reads the Kubernetes informer
+ * caches, runs the analysis and keeps the latest snapshot. A failing source keeps its last good data and is marked stale.
+ */
+import type { ClusterConfig } from "@/lib/config/schema";
+import type { MonitorRef, Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import { analyze } from "@/lib/analysis/analyze";
+import type { Analysis, RoleInput, TaView } from "@/lib/analysis/types";
+import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
+import { TaClient, type TaReading } from "@/server/ta/client";
+import { startKubeSources, type KubeSources, type KubeObj } from "@/server/kube/informers";
+import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/server/kube/reshape";
+
+export type SourceState = "starting" | "ok" | "stale" | "error";
+
+export interface SourceStatus {
+  source: string;
+  state: SourceState;
+  lastSuccess: number | null;
+  lastAttempt: number | null;
+  latencyMs: number | null;
+  error: SourceErrorInfo | null;
+}
+
+export interface Snapshot {
+  cluster: string;
+  at: number;
+  pollMs: number;
+  pollIntervalMs: number;
+  analysis: Analysis;
+  sources: SourceStatus[];
+  taRequestsLastPoll: number;
+  bytesLastPoll: number;
+}
+
+export type PodEvent = { at: number; role: Role; type: "add" | "update" | "delete"; pod: KubeObj };
+
+export class ClusterPoller {
+  private readonly tas = new Map<Role, TaClient>();
+  private readonly taStatus = new Map<Role, SourceStatus>();
+  private readonly lastGood = new Map<Role, TaView>();
+  private kube: KubeSources | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+  private snapshot: Snapshot | undefined;
+  private readonly waiters: ((s: Snapshot) => void)[] = [];
+  private readonly podListeners = new Set<(e: PodEvent) => void>();
+  private readonly snapshotListeners = new Set<(s: Snapshot, previous: Snapshot | undefined) => void>();
+  polls = 0;
+
+  constructor(readonly config: ClusterConfig) {
+    for (const role of ROLES) {
+      const ta = config.targetAllocators[role];
+      if (!ta) continue;
+      const source = `${config.name}/ta/${role}`;
+      this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
+      try {
+        this.tas.set(role, new TaClient(config.name, role, ta));
+      } catch (e) {
+        this.taStatus.set(role, { source, state: "error", lastSuccess: null, lastAttempt: null, latencyMs: null, error: (e as SourceError).toJSON?.() ?? { source, kind: "config", message: String(e) } });
+      }
+    }
+  }
+
+  start(): void {
+    this.kube = startKubeSources(this.config, (role, type, pod) => {
+      const event: PodEvent = { at: Date.now(), role, type, pod };
+      for (const l of this.podListeners) l(event);
+    });
+    void this.tick();
+  }
+
+  onPodEvent(listener: (e: PodEvent) => void): () => void {
+    this.podListeners.add(listener);
+    return () => this.podListeners.delete(listener);
+  }
+
+  onSnapshot(listener: (s: Snapshot, previous: Snapshot | undefined) => void): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
+  get latest(): Snapshot | undefined {
+    return this.snapshot;
+  }
+
+  /** The latest snapshot, waiting for the first poll when there is none yet. */
+  next(): Promise<Snapshot> {
+    if (this.snapshot) return Promise.resolve(this.snapshot);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Requests sent to each TA since start: one poll's worth per interval, whatever the number of API clients. */
+  taRequests(): Partial<Record<Role, number>> {
+    return Object.fromEntries([...this.tas].map(([r, c]) => [r, c.http.requests]));
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped || this.running) return;
+    this.running = true;
+    const started = performance.now();
+    try {
+      await this.poll();
+    } finally {
+      this.running = false;
+      const took = performance.now() - started;
+      const interval = this.config.pollIntervalSeconds * 1000;
+      if (!this.stopped) this.timer = setTimeout(() => void this.tick(), Math.max(0, interval - took));
+    }
+  }
+
+  private async poll(): Promise<void> {
+    const started = performance.now();
+    const readings = await Promise.all(
+      [...this.tas].map(async ([role, client]) => {
+        const status = this.taStatus.get(role)!;
+        status.lastAttempt = Date.now();
+        try {
+          const r = await client.read();
+          this.lastGood.set(role, toView(r));
+          Object.assign(status, { state: "ok", lastSuccess: Date.now(), latencyMs: r.ms, error: null });
+          return r;
+        } catch (e) {
+          const err = e instanceof SourceError ? e.toJSON() : { source: status.source, kind: "network" as const, message: String((e as Error)?.message ?? e) };
+          Object.assign(status, { state: this.lastGood.has(role) ? "stale" : "error", error: err });
+          return null;
+        }
+      }),
+    );
+    const kube = this.kube!;
+    const roles: Partial<Record<Role, RoleInput>> = {};
+    for (const role of ROLES) {
+      const ta = this.config.targetAllocators[role];
+      if (!ta) continue;
+      roles[role] = {
+        flavor: ta.flavor,
+        pods: (kube.pods[role]?.list() ?? []).map(agentPodFromObject),
+        ta: this.lastGood.get(role) ?? null,
+      };
+    }
+    const monitorsKnown = kube.serviceMonitors.status.state === "ok" || kube.podMonitors.status.state === "ok";
+    const monitors: MonitorRef[] | null = monitorsKnown
+      ? [
+          ...kube.serviceMonitors.list().map((m) => monitorFromObject(m, "ServiceMonitor")),
+          ...kube.podMonitors.list().map((m) => monitorFromObject(m, "PodMonitor")),
+        ]
+      : null;
+    const analysis = analyze({
+      cluster: this.config.name,
+      nowMs: Date.now(),
+      annotationKey: this.config.scraperAnnotation,
+      nodes: kube.nodes.list().map(nodeInfoFromObject),
+      roles,
+      monitors,
+    });
+    const kubeStatuses: SourceStatus[] = kube.statuses().map((s) => ({
+      source: s.source,
+      state: s.state === "ok" ? "ok" : s.state === "starting" ? "starting" : s.lastSuccess ? "stale" : "error",
+      lastSuccess: s.lastSuccess,
+      lastAttempt: null,
+      latencyMs: null,
+      error: s.error,
+    }));
+    const previous = this.snapshot;
+    this.polls++;
+    this.snapshot = {
+      cluster: this.config.name,
+      at: Date.now(),
+      pollMs: performance.now() - started,
+      pollIntervalMs: this.config.pollIntervalSeconds * 1000,
+      analysis,
+      sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),
+      taRequestsLastPoll: readings.reduce((s, r) => s + (r?.requests ?? 0), 0),
+      bytesLastPoll: readings.reduce((s, r) => s + (r?.bytes ?? 0), 0),
+    };
+    for (const l of this.snapshotListeners) l(this.snapshot, previous);
+    for (const w of this.waiters.splice(0)) w(this.snapshot);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const c of this.tas.values()) c.close();
+    await this.kube?.stop();
+  }
+}
+
+function toView(r: TaReading): TaView {
+  return {
+    ready: r.ready,
+    jobs: r.jobs,
+    collectors: r.collectors,
+    unassignedLive: r.metrics?.unassignedLive ?? null,
+    unassignedReported: r.metrics?.unassignedReported ?? null,
+    strategy: r.metrics?.strategy ?? null,
+    scrapeConfigJobs: r.scrapeConfigJobs,
+  };
+}

@@ -1,0 +1,130 @@
+import "server-only";
+/**
+ * Reads one Target Allocator: /readyz, /jobs, /jobs/{job}/targets for every job, /metrics, and the keys of /scrape_configs.
+ * Every payload goes through its zod schema before anything else touches it. The values of /scrape_configs carry secrets:
+ * the body is parsed, its keys kept, and the body dropped at once; it is never stored, logged or returned.
+ */
+import pLimit from "p-limit";
+import type { z } from "zod";
+import { SourceError } from "@/lib/source-error";
+import { jobsSchema, jobTargetsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
+import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
+import { escapeJobId } from "@/lib/routing";
+import type { Role, SdItem } from "@/lib/model";
+import type { TaConfig } from "@/lib/config/schema";
+import { TaHttp, type HttpResult } from "@/server/ta/http";
+
+export interface TaReading {
+  ready: boolean;
+  /** job -> collector -> items, as the TA lists them (collectors with no targets included) */
+  jobs: Map<string, Map<string, SdItem[]>>;
+  /** every collector id the TA lists */
+  collectors: string[];
+  metrics: TaMetrics | null;
+  metricsError: string | null;
+  /** job names of /scrape_configs (keys only) */
+  scrapeConfigJobs: string[] | null;
+  bytes: number;
+  requests: number;
+  ms: number;
+}
+
+export class TaClient {
+  readonly http: TaHttp;
+  readonly source: string;
+
+  constructor(
+    readonly cluster: string,
+    readonly role: Role,
+    readonly config: TaConfig,
+  ) {
+    this.source = `${cluster}/ta/${role}`;
+    this.http = new TaHttp(this.source, config);
+  }
+
+  async read(): Promise<TaReading> {
+    const started = performance.now();
+    const before = this.http.requests;
+    let bytes = 0;
+    const got = async (path: string) => {
+      const r = await this.http.get(path);
+      bytes += r.body.length;
+      return r;
+    };
+    const ready = (await got("/readyz")).status === 200;
+    const jobList = Object.keys(this.json(await got("/jobs"), jobsSchema, "/jobs")).sort();
+    const limit = pLimit(this.config.concurrency);
+    const jobs = new Map<string, Map<string, SdItem[]>>();
+    const collectors = new Set<string>();
+    await Promise.all(
+      jobList.map((job) =>
+        limit(async () => {
+          const path = `/jobs/${escapeJobId(job)}/targets`;
+          const payload = this.json(await got(path), jobTargetsSchema, path);
+          const byCollector = new Map<string, SdItem[]>();
+          for (const [collector, entry] of Object.entries(payload)) {
+            collectors.add(collector);
+            byCollector.set(collector, entry.targets);
+          }
+          jobs.set(job, byCollector);
+        }),
+      ),
+    );
+    let metrics: TaMetrics | null = null;
+    let metricsError: string | null = null;
+    try {
+      metrics = parseTaMetrics((await got("/metrics")).body.toString("utf8"), this.config.flavor);
+    } catch (e) {
+      metricsError = (e as Error).message;
+    }
+    let scrapeConfigJobs: string[] | null = null;
+    try {
+      scrapeConfigJobs = this.json(await got("/scrape_configs"), scrapeConfigKeysSchema, "/scrape_configs");
+    } catch {
+      scrapeConfigJobs = null; // optional: some deployments block the route; its error text is not kept either
+    }
+    return {
+      ready,
+      jobs,
+      collectors: [...collectors].sort(),
+      metrics,
+      metricsError,
+      scrapeConfigJobs,
+      bytes,
+      requests: this.http.requests - before,
+      ms: performance.now() - started,
+    };
+  }
+
+  private json<S extends z.ZodType>(r: HttpResult, schema: S, path: string): z.output<S> {
+    const source = `${this.source} ${path}`;
+    let data: unknown;
+    try {
+      data = JSON.parse(r.body.toString("utf8"));
+    } catch {
+      const html = /html/i.test(r.contentType) || r.body.subarray(0, 64).toString("utf8").trimStart().startsWith("<");
+      throw new SourceError({
+        source,
+        kind: "parse",
+        message: html ? "the TA answered HTML instead of JSON" : `the TA's answer is not valid JSON (${r.body.length} bytes)`,
+        hint: html ? "an upstream TA answers HTML to Accept: text/html; check a proxy in between rewrites Accept" : undefined,
+      });
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      // Only the path of the problem is reported: values may come from /scrape_configs.
+      throw new SourceError({
+        source,
+        kind: "schema",
+        message: `unexpected shape at ${issue.path.slice(0, 4).join(".") || "(root)"}: ${issue.message}`,
+        hint: "the TA's API changed or a proxy answers in its place",
+      });
+    }
+    return parsed.data;
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}
