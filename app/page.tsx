@@ -1,11 +1,10 @@
 import { AppShell } from "@/components/shell/AppShell";
 import { Overview } from "@/components/overview/Overview";
 
-export default async function OverviewPage({ searchParams }: { searchParams: Promise<{ cluster?: string }> }) {
-  const { cluster } = await searchParams;
+export default function OverviewPage() {
   return (
     <AppShell>
-      <Overview cluster={cluster} />
+      <Overview />
     </AppShell>
   );
 }

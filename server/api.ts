@@ -2,7 +2,9 @@ import "server-only";
 /** Shared plumbing of the route handlers: find the cluster's latest snapshot, map errors to HTTP answers in one place. */
 import { NextResponse } from "next/server";
 import { getRuntime } from "@/server/runtime";
+import type { z } from "zod";
 import type { Snapshot } from "@/server/poller";
+import type { ClusterConfig } from "@/lib/config/schema";
 
 export class ApiError extends Error {
   constructor(
@@ -14,14 +16,37 @@ export class ApiError extends Error {
   }
 }
 
-export async function snapshotFor(url: string): Promise<Snapshot> {
+export async function clusterFor(url: string): Promise<{ snapshot: Snapshot; config: ClusterConfig }> {
   const runtime = await getRuntime();
   const requested = new URL(url).searchParams.get("cluster");
   const name = requested ?? runtime.config.clusters[0].name;
   const poller = runtime.pollers.get(name);
   if (!poller) throw new ApiError(404, "unknown_cluster", `no cluster named "${name}" in the configuration`);
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new ApiError(503, "not_ready", "the first poll has not finished yet")), 15_000));
-  return Promise.race([poller.next(), timeout]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError(503, "not_ready", "the first poll has not finished yet")), 15_000);
+  });
+  try {
+    return { snapshot: await Promise.race([poller.next(), timeout]), config: poller.config };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function snapshotFor(url: string): Promise<Snapshot> {
+  return (await clusterFor(url)).snapshot;
+}
+
+/** Query parameters validated by a zod schema; a bad one is a 400 naming the parameter. */
+export function queryParams<S extends z.ZodType>(url: string, schema: S): z.output<S> {
+  const params = Object.fromEntries(new URL(url).searchParams);
+  const r = schema.safeParse(params);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    const what = i.code === "unrecognized_keys" ? `unknown parameter ${i.keys.join(", ")}` : `${i.path.join(".") || "query"}: ${i.message}`;
+    throw new ApiError(400, "bad_request", what);
+  }
+  return r.data;
 }
 
 export function json(body: unknown, init?: ResponseInit): NextResponse {

@@ -1,15 +1,24 @@
 "use client";
 /**
  * Query keys and queryOptions factories for every API read, in one place (hierarchical keys: ["al", cluster, view, params]).
- * Views poll with refetchInterval; nothing fetches in useEffect.
+ * Views poll with refetchInterval; nothing fetches in useEffect. The cluster comes from the URL (?cluster=), so a link
+ * from a portal opens the same view.
  */
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
+import { useQueryState } from "nuqs";
 import type { SummaryView } from "@/lib/views/summary";
+import type { NodeDetailView, NodesView } from "@/lib/views/nodes";
+import type { CollectorsView } from "@/lib/views/collectors";
+import type { OwnershipView } from "@/lib/views/monitors";
+import type { TargetPage } from "@/lib/views/targets";
+import type { Freshness } from "@/lib/views/summary";
 
 export interface ClustersView {
   demo: boolean;
   clusters: { name: string; pollIntervalSeconds: number; roles: { role: string; flavor: string }[] }[];
 }
+
+export type TargetsView = TargetPage & Freshness & { cluster: string };
 
 export class ApiFetchError extends Error {
   constructor(
@@ -20,34 +29,61 @@ export class ApiFetchError extends Error {
   }
 }
 
-async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(path, { signal, headers: { Accept: "application/json" } });
+/** The app may be served behind a path prefix (next.config basePath); API paths are built from it. */
+export const BASE = process.env.NEXT_PUBLIC_BASE_PATH ?? "";
+export const POLL_MS = 5_000;
+
+export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(`${BASE}${path}`, { signal, headers: { Accept: "application/json" } });
   const body = await res.json().catch(() => null);
   if (!res.ok) throw new ApiFetchError(res.status, body?.error?.message ?? `HTTP ${res.status}`);
   return body as T;
 }
 
-const POLL_MS = 5_000;
-/** The app may be served behind a path prefix (next.config basePath); API paths are built from it. */
-const BASE = process.env.NEXT_PUBLIC_BASE_PATH ?? "";
-const withCluster = (path: string, cluster?: string) => (cluster ? `${path}${path.includes("?") ? "&" : "?"}cluster=${encodeURIComponent(cluster)}` : path);
+export function apiPath(path: string, params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
 
 export const queryKeys = {
   all: ["al"] as const,
   clusters: () => [...queryKeys.all, "clusters"] as const,
-  view: (cluster: string | undefined, view: string, params?: Record<string, unknown>) =>
-    [...queryKeys.all, cluster ?? "_default", view, params ?? {}] as const,
+  view: (cluster: string | null | undefined, view: string, params?: Record<string, unknown>) => [...queryKeys.all, cluster ?? "_default", view, params ?? {}] as const,
 };
 
-export const clustersQuery = () =>
-  queryOptions({ queryKey: queryKeys.clusters(), queryFn: ({ signal }) => getJson<ClustersView>(`${BASE}/api/v1/clusters`, signal), staleTime: 60_000 });
-
-export const summaryQuery = (cluster?: string) =>
+const polled = <T,>(cluster: string | null | undefined, view: string, path: string, params: Record<string, string | number | undefined | null> = {}) =>
   queryOptions({
-    queryKey: queryKeys.view(cluster, "summary"),
-    queryFn: ({ signal }) => getJson<SummaryView>(withCluster(`${BASE}/api/v1/summary`, cluster), signal),
+    queryKey: queryKeys.view(cluster, view, params),
+    queryFn: ({ signal }) => getJson<T>(apiPath(path, { ...params, cluster }), signal),
     refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
   });
 
+export const clustersQuery = () => queryOptions({ queryKey: queryKeys.clusters(), queryFn: ({ signal }) => getJson<ClustersView>("/api/v1/clusters", signal), staleTime: 60_000 });
+export const summaryQuery = (cluster?: string | null) => polled<SummaryView>(cluster, "summary", "/api/v1/summary");
+export const nodesQuery = (cluster?: string | null) => polled<NodesView>(cluster, "nodes", "/api/v1/nodes");
+export const nodeDetailQuery = (cluster: string | null | undefined, node: string) =>
+  polled<NodeDetailView>(cluster, "node", `/api/v1/nodes/${encodeURIComponent(node)}`, {});
+export const collectorsQuery = (cluster?: string | null) => polled<CollectorsView>(cluster, "collectors", "/api/v1/collectors");
+export const ownershipQuery = (cluster?: string | null) => polled<OwnershipView>(cluster, "ownership", "/api/v1/monitors");
+export const targetsQuery = (cluster: string | null | undefined, params: Record<string, string | number | undefined | null>) =>
+  polled<TargetsView>(cluster, "targets", "/api/v1/targets", params);
+
+/** The cluster chosen in the URL (?cluster=), or null for the configuration's first cluster. */
+export function useCluster(): string | null {
+  const [cluster] = useQueryState("cluster");
+  return cluster;
+}
+
 export const useClusters = () => useQuery(clustersQuery());
-export const useSummary = (cluster?: string) => useQuery(summaryQuery(cluster));
+export const useSummary = () => useQuery(summaryQuery(useCluster()));
+export const useNodes = () => useQuery(nodesQuery(useCluster()));
+export const useNodeDetail = (node: string | null) => {
+  const cluster = useCluster();
+  return useQuery({ ...nodeDetailQuery(cluster, node ?? ""), enabled: Boolean(node) });
+};
+export const useCollectors = () => useQuery(collectorsQuery(useCluster()));
+export const useOwnership = () => useQuery(ownershipQuery(useCluster()));
+export const useTargets = (params: Record<string, string | number | undefined | null>) => useQuery(targetsQuery(useCluster(), params));

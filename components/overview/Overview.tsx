@@ -14,8 +14,8 @@ const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
   { key: "misrouted", label: "misrouted", tone: "warn" },
 ];
 
-export function Overview({ cluster }: { cluster?: string }) {
-  const q = useSummary(cluster);
+export function Overview() {
+  const q = useSummary();
   if (q.isPending) {
     return (
       <div className="grid grid-2" aria-busy="true">

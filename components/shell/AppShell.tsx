@@ -1,41 +1,79 @@
 "use client";
 import Link from "next/link";
-import { usePathname } from "next/navigation";
-import type { ReactNode } from "react";
+import { usePathname, useSearchParams } from "next/navigation";
+import { Suspense, type ReactNode } from "react";
+import { ThemeToggle } from "@/components/shell/ThemeToggle";
+import { ClusterPicker } from "@/components/shell/ClusterPicker";
+import { DemoPanel } from "@/components/shell/DemoPanel";
 
 export const VIEWS = [
   { href: "/", label: "Overview" },
   { href: "/nodes", label: "Nodes" },
   { href: "/ownership", label: "Ownership" },
+  { href: "/lost", label: "Lost" },
   { href: "/targets", label: "Targets" },
   { href: "/collectors", label: "Collectors" },
   { href: "/churn", label: "Churn" },
   { href: "/diagnostics", label: "Diagnostics" },
 ] as const;
 
-export function AppShell({ children }: { children: ReactNode }) {
+function Nav() {
   const pathname = usePathname();
+  const params = useSearchParams();
+  const keep = new URLSearchParams();
+  for (const k of ["cluster", "theme"]) {
+    const v = params.get(k);
+    if (v) keep.set(k, v);
+  }
+  const suffix = keep.toString() ? `?${keep}` : "";
+  return (
+    <nav className="shell-nav" aria-label="Views">
+      {VIEWS.map((v) => (
+        <Link key={v.href} href={`${v.href}${suffix}`} aria-current={pathname === v.href ? "page" : undefined} prefetch={false}>
+          {v.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+export function AppShell({ children }: { children: ReactNode }) {
   return (
     <>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
       <header className="shell-header">
-        <Link href="/" className="shell-brand" aria-label="Allocation Lens home">
+        <Link href="/" className="shell-brand" aria-label="Allocation Lens home" prefetch={false}>
           <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
             <circle cx="8.5" cy="8.5" r="6" fill="none" stroke="currentColor" strokeWidth="2" />
             <path d="M13 13l5 5" stroke="currentColor" strokeWidth="2.2" strokeLinecap="round" />
             <circle cx="8.5" cy="8.5" r="2.2" fill="var(--c-local)" />
           </svg>
-          Allocation Lens
+          <span className="brand-text">Allocation Lens</span>
         </Link>
-        <nav className="shell-nav" aria-label="Views">
-          {VIEWS.map((v) => (
-            <Link key={v.href} href={v.href} aria-current={pathname === v.href ? "page" : undefined}>
-              {v.label}
-            </Link>
-          ))}
-        </nav>
+        <Suspense fallback={<nav className="shell-nav" aria-label="Views" />}>
+          <Nav />
+        </Suspense>
         <div className="shell-spacer" />
+        <Suspense fallback={null}>
+          <ClusterPicker />
+          <DemoPanel />
+        </Suspense>
+        <ThemeToggle />
       </header>
-      <main className="shell-main">{children}</main>
+      <main id="main" className="shell-main">
+        <Suspense fallback={null}>{children}</Suspense>
+      </main>
     </>
+  );
+}
+
+/** Embedded views: no navigation chrome, tight padding, sized for an iframe tile. */
+export function EmbedShell({ children }: { children: ReactNode }) {
+  return (
+    <main className="embed-main">
+      <Suspense fallback={null}>{children}</Suspense>
+    </main>
   );
 }

@@ -1,0 +1,23 @@
+"use client";
+import { useQueryState } from "nuqs";
+import { useClusters } from "@/components/data/queries";
+
+/** Shown when the configuration has more than one cluster; the choice lives in the URL. */
+export function ClusterPicker() {
+  const q = useClusters();
+  const [cluster, setCluster] = useQueryState("cluster");
+  const clusters = q.data?.clusters ?? [];
+  if (clusters.length < 2) return null;
+  return (
+    <label className="picker">
+      <span className="sr-only">Cluster</span>
+      <select value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(e.target.value === clusters[0].name ? null : e.target.value)}>
+        {clusters.map((c) => (
+          <option key={c.name} value={c.name}>
+            {c.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,36 @@
+/** Collectors view: targets per collector, imbalance, and where the TA and Kubernetes disagree. */
+import type { Role } from "@/lib/model";
+import type { Analysis, CollectorRow, RoleSummary } from "@/lib/analysis/types";
+import type { Freshness } from "@/lib/views/summary";
+
+export interface CollectorsView extends Freshness {
+  cluster: string;
+  roles: {
+    role: Role;
+    strategy: string | null;
+    imbalance: RoleSummary["imbalance"];
+    collectors: CollectorRow[];
+    taOnly: string[];
+    missingFromTa: string[];
+    notEligibleInTa: CollectorRow[];
+  }[];
+}
+
+export function toCollectorsView(a: Analysis, fresh: Freshness): CollectorsView {
+  return {
+    ...fresh,
+    cluster: a.cluster,
+    roles: (Object.values(a.roles) as RoleSummary[]).map((r) => {
+      const collectors = a.collectors.filter((c) => c.role === r.role).sort((x, y) => y.targets - x.targets || x.id.localeCompare(y.id));
+      return {
+        role: r.role,
+        strategy: r.strategy,
+        imbalance: r.imbalance,
+        collectors,
+        taOnly: r.taOnlyCollectors,
+        missingFromTa: r.missingFromTa,
+        notEligibleInTa: collectors.filter((c) => c.inTa && !c.eligible),
+      };
+    }),
+  };
+}

@@ -1,0 +1,32 @@
+/** Ownership view: the split between the cluster-scraper and per-node roles, and every monitor's owner and state. */
+import type { Ownership, Role } from "@/lib/model";
+import type { Analysis, MonitorRow } from "@/lib/analysis/types";
+import type { Freshness } from "@/lib/views/summary";
+
+export interface OwnershipView extends Freshness {
+  cluster: string;
+  annotationKey: string;
+  available: boolean;
+  split: { role: Role; monitors: number; targets: number; staticJobs: string[] }[];
+  counts: Record<Ownership, number> | null;
+  monitors: MonitorRow[];
+}
+
+export function toOwnershipView(a: Analysis, fresh: Freshness, annotationKey: string): OwnershipView {
+  const roles = Object.keys(a.roles) as Role[];
+  const monitors = a.monitors ?? [];
+  return {
+    ...fresh,
+    cluster: a.cluster,
+    annotationKey,
+    available: a.monitors !== null,
+    split: roles.map((role) => ({
+      role,
+      monitors: monitors.filter((m) => m.holders.includes(role)).length,
+      targets: a.roles[role]?.targets ?? 0,
+      staticJobs: a.roles[role]?.staticJobs ?? [],
+    })),
+    counts: a.monitorCounts,
+    monitors,
+  };
+}

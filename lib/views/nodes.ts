@@ -1,0 +1,103 @@
+/** Node map, flows and node detail view shapes, reshaped once on the server. */
+import type { Role } from "@/lib/model";
+import type { Analysis, CollectorRow, NodeRow, NodeState, TargetRow } from "@/lib/analysis/types";
+import type { Freshness } from "@/lib/views/summary";
+
+export interface Flow {
+  from: string;
+  to: string;
+  count: number;
+}
+
+export interface NodesView extends Freshness {
+  cluster: string;
+  zones: { zone: string; nodes: NodeRow[]; byState: Record<NodeState, number> }[];
+  /** target zone -> collector zone, per-node role (or every role when there is no per-node TA) */
+  zoneFlows: Flow[];
+  /** the largest node -> node flows that leave their node, capped */
+  crossNodeFlows: Flow[];
+  totals: { nodes: number; local: number; crossNode: number; crossZone: number; nodeless: number; ghost: number };
+}
+
+const emptyStates = (): Record<NodeState, number> => ({ healthy: 0, degraded: 0, no_collector: 0, ghosts: 0, idle: 0 });
+const NO_ZONE = "(no zone)";
+
+function focusRole(a: Analysis): Role | null {
+  return a.roles["per-node"] ? "per-node" : null;
+}
+
+export function toNodesView(a: Analysis, fresh: Freshness, flowCap = 60): NodesView {
+  const byZone = new Map<string, NodeRow[]>();
+  for (const n of a.nodes) {
+    const z = n.zone ?? NO_ZONE;
+    let list = byZone.get(z);
+    if (!list) byZone.set(z, (list = []));
+    list.push(n);
+  }
+  const role = focusRole(a);
+  const zoneFlow = new Map<string, number>();
+  const nodeFlow = new Map<string, number>();
+  const totals = { nodes: a.nodes.length, local: 0, crossNode: 0, crossZone: 0, nodeless: 0, ghost: 0 };
+  for (const t of a.targets) {
+    if (role && t.role !== role) continue;
+    if (t.class === "local") totals.local++;
+    else if (t.class === "cross_node") totals.crossNode++;
+    else if (t.class === "cross_zone") totals.crossZone++;
+    else if (t.class === "nodeless") totals.nodeless++;
+    else totals.ghost++;
+    const from = t.node ? (t.zone ?? NO_ZONE) : "(no node)";
+    const to = t.class === "ghost" ? "(ghost)" : (t.collectorZone ?? NO_ZONE);
+    const zk = `${from}\u0000${to}`;
+    zoneFlow.set(zk, (zoneFlow.get(zk) ?? 0) + 1);
+    if (t.node && t.collectorNode && t.node !== t.collectorNode) {
+      const nk = `${t.node}\u0000${t.collectorNode}`;
+      nodeFlow.set(nk, (nodeFlow.get(nk) ?? 0) + 1);
+    }
+  }
+  const split = (m: Map<string, number>): Flow[] =>
+    [...m].map(([k, count]) => {
+      const [from, to] = k.split("\u0000");
+      return { from, to, count };
+    });
+  return {
+    ...fresh,
+    cluster: a.cluster,
+    zones: [...byZone]
+      .sort(([x], [y]) => x.localeCompare(y))
+      .map(([zone, nodes]) => {
+        const byState = emptyStates();
+        for (const n of nodes) byState[n.state]++;
+        return { zone, nodes, byState };
+      }),
+    zoneFlows: split(zoneFlow).sort((x, y) => y.count - x.count),
+    crossNodeFlows: split(nodeFlow)
+      .sort((x, y) => y.count - x.count)
+      .slice(0, flowCap),
+    totals,
+  };
+}
+
+export interface NodeDetailView extends Freshness {
+  cluster: string;
+  node: NodeRow;
+  collectors: CollectorRow[];
+  /** targets located on this node, with who scrapes them */
+  targets: TargetRow[];
+  /** targets of other nodes (or none) that this node's collectors scrape */
+  scrapedForOthers: TargetRow[];
+}
+
+export function toNodeDetail(a: Analysis, fresh: Freshness, name: string, cap = 500): NodeDetailView | null {
+  const node = a.nodes.find((n) => n.name === name);
+  if (!node) return null;
+  const collectors = a.collectors.filter((c) => c.node === name);
+  const ids = new Set(collectors.map((c) => c.id));
+  return {
+    ...fresh,
+    cluster: a.cluster,
+    node,
+    collectors,
+    targets: a.targets.filter((t) => t.node === name).slice(0, cap),
+    scrapedForOthers: a.targets.filter((t) => ids.has(t.collector) && t.node !== name).slice(0, cap),
+  };
+}

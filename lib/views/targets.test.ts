@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import type { TargetRow } from "@/lib/analysis/types";
+import { pageTargets, targetQuerySchema } from "./targets";
+
+const row = (over: Partial<TargetRow>): TargetRow => ({
+  role: "per-node",
+  job: "kubelet",
+  address: "10.0.0.1:10250",
+  node: "n1",
+  zone: "a",
+  collector: "agent-1",
+  collectorNode: "n1",
+  collectorZone: "a",
+  class: "local",
+  reason: null,
+  expected: null,
+  ...over,
+});
+
+const rows: TargetRow[] = [
+  row({}),
+  row({ address: "10.0.0.2:10250", node: "n2", class: "ghost", collector: "agent-2", collectorNode: "n2" }),
+  row({ job: "serviceMonitor/shop/cart/0", address: "10.1.0.9:8080", node: "n2", collector: "agent-1", class: "cross_node" }),
+  row({ role: "cluster-scraper", job: "kubernetes-apiservers", address: "10.0.0.100:443", node: null, class: "nodeless", collector: "cs-1", collectorNode: "n3" }),
+];
+
+const q = (params: Record<string, string>) => targetQuerySchema.parse(params);
+
+describe("pageTargets", () => {
+  it("filters by class list, node (either side), collector, job and text", () => {
+    expect(pageTargets(rows, q({ class: "ghost,cross_node" })).matched).toBe(2);
+    expect(pageTargets(rows, q({ node: "n1" })).matched).toBe(2); // n1's own target and n2's target scraped on n1
+    expect(pageTargets(rows, q({ collector: "agent-1" })).matched).toBe(2);
+    expect(pageTargets(rows, q({ q: "CART" })).rows[0].job).toBe("serviceMonitor/shop/cart/0");
+    expect(pageTargets(rows, q({ role: "cluster-scraper" })).rows.map((r) => r.collector)).toEqual(["cs-1"]);
+  });
+
+  it("paginates after sorting and counts classes over the whole match", () => {
+    const p = pageTargets(rows, q({ limit: "1", offset: "1", sort: "class" }));
+    expect(p.total).toBe(4);
+    expect(p.matched).toBe(4);
+    expect(p.rows).toHaveLength(1);
+    expect(p.rows[0].class).toBe("cross_node");
+    expect(p.byClass).toEqual({ local: 1, ghost: 1, cross_node: 1, nodeless: 1 });
+  });
+
+  it("rejects an unknown class, a bad limit and unknown parameters", () => {
+    expect(targetQuerySchema.safeParse({ class: "lost" }).success).toBe(false);
+    expect(targetQuerySchema.safeParse({ limit: "5000" }).success).toBe(false);
+    expect(targetQuerySchema.safeParse({ colour: "red" }).success).toBe(false);
+  });
+});
