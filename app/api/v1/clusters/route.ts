@@ -5,7 +5,7 @@ export async function GET() {
   return handle(async () => {
     const runtime = await getRuntime();
     return {
-      demo: runtime.demo,
+      demo: Boolean(runtime.config.demo),
       clusters: runtime.config.clusters.map((c) => ({
         name: c.name,
         pollIntervalSeconds: c.pollIntervalSeconds,

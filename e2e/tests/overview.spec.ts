@@ -1,0 +1,16 @@
+import { test, expect } from "../fixtures/test";
+
+test.describe("overview", () => {
+  test("shows live counts from the demo cluster that match its ground truth", async ({ page, demo }) => {
+    const truth = await demo.truth();
+    const perNodePods = truth.collectors.filter((c) => c.role === "per-node");
+    const assigned = truth.targets.filter((t) => t.role === "per-node" && t.collector).length;
+    await page.goto("/");
+    await expect(page.getByRole("heading", { name: "Per-node agent" })).toBeVisible();
+    await expect(page.getByTestId("per-node-collectors")).toHaveText(`${perNodePods.length}/${perNodePods.length}`);
+    await expect(page.getByTestId("per-node-targets")).toHaveText(assigned.toLocaleString("en-US"));
+    await expect(page.getByTestId("per-node-ghosts")).toHaveText("0");
+    await expect(page.getByTestId("per-node-locality")).toHaveText("100%");
+    await expect(page.getByText(/updated \d+ s ago/)).toBeVisible();
+  });
+});
