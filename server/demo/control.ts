@@ -82,7 +82,7 @@ export async function startControl(h: ControlHandlers, host = "127.0.0.1", port 
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const { port: p } = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${p}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${p}`, // an IPv6 host needs brackets in a URL
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

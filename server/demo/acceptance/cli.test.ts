@@ -4,9 +4,12 @@
  * runs 50 nodes with one per-node collector each.
  */
 import fs from "node:fs";
+import os from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { kubeGet, runDemoCli, startDemo, truth, type Demo } from "./harness";
+import { kubeGet, runDemoCli, startDemo, tlsGet, truth, type Demo } from "./harness";
+
+const HAVE_IPV6_LOOPBACK = Object.values(os.networkInterfaces()).some((l) => l?.some((a) => a.address === "::1"));
 
 describe("demo-cluster CLI: argument errors", () => {
   it.each([
@@ -68,6 +71,19 @@ describe("demo-cluster CLI: --nodes 50 --seed 3", () => {
     expect(withNode.filter((x) => x.collector !== onNode.get(x.node!))).toEqual([]);
   });
 
+  it.each(["SIGTERM", "SIGINT"] as const)("runs until %s, then exits 0 and stops serving", async (signal) => {
+    const d = await startDemo(["--nodes", "2"]);
+    try {
+      expect((await truth(d.info)).collectors.length).toBeGreaterThan(0);
+      d.proc.child.kill(signal);
+      const code = await Promise.race([d.proc.exited, new Promise((r) => setTimeout(() => r("still running"), 10_000))]);
+      expect(code).toBe(0);
+      await expect(truth(d.info)).rejects.toThrow();
+    } finally {
+      await d.stop();
+    }
+  });
+
   it("--flavor upstream prints one plain-HTTP per-node TA without TLS files", async () => {
     const up = await startDemo(["--flavor", "upstream", "--nodes", "3"]);
     try {
@@ -78,6 +94,19 @@ describe("demo-cluster CLI: --nodes 50 --seed 3", () => {
       expect(ta.ca).toBeUndefined();
     } finally {
       await up.stop();
+    }
+  });
+
+  it.skipIf(!HAVE_IPV6_LOOPBACK)("--host ::1 prints URLs that parse and work (IPv6 hosts in brackets)", async () => {
+    const v6 = await startDemo(["--host", "::1", "--nodes", "2"]);
+    try {
+      const urls = [v6.info.kubeApi, v6.info.control, ...Object.values(v6.info.targetAllocators).map((t) => t!.url)];
+      for (const u of urls) expect(new URL(u).hostname, u).toBe("[::1]");
+      expect((await truth(v6.info)).collectors.length).toBeGreaterThan(0);
+      expect((await kubeGet(v6.info, "/api/v1/nodes")).status).toBe(200);
+      expect((await tlsGet(v6.info.targetAllocators["per-node"]!, "/livez")).status).toBe(200);
+    } finally {
+      await v6.stop();
     }
   });
 });

@@ -4,6 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fault, heal, KUBECTL, nodeAt, perNodeCollectorOn, startDemo, startProcess, truth, waitFor, type Demo, type Proc } from "./harness";
@@ -23,7 +24,9 @@ const rows = (text: string) =>
 describe.skipIf(!HAVE_KUBECTL)("kubectl against the demo cluster", () => {
   let demo: Demo;
   let watchers: Proc[] = [];
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ["--kubeconfig", demo.info.kubeconfig, ...args], { timeout: 20_000 })).stdout;
+  const kubectl = async (...args: string[]) => (await run(KUBECTL, [...base(), ...args], { timeout: 20_000 })).stdout;
+  // kubectl's discovery cache goes to the demo's temp dir, not to ~/.kube
+  const base = () => ["--kubeconfig", demo.info.kubeconfig, "--cache-dir", path.join(demo.dir, "kubectl-cache")];
 
   beforeAll(async () => {
     demo = await startDemo(["--nodes", "6", "--seed", "5"]);
@@ -75,7 +78,7 @@ describe.skipIf(!HAVE_KUBECTL)("kubectl against the demo cluster", () => {
   });
 
   async function watchPods(): Promise<Proc> {
-    const w = startProcess(KUBECTL, ["--kubeconfig", demo.info.kubeconfig, "get", "pods", "-A", "-w"]);
+    const w = startProcess(KUBECTL, [...base(), "get", "pods", "-A", "-w"]);
     watchers.push(w);
     const t = await truth(demo.info);
     // the initial list is printed first: wait until the last agent pod is in it
@@ -98,6 +101,27 @@ describe.skipIf(!HAVE_KUBECTL)("kubectl against the demo cluster", () => {
     expect(line).toMatch(/^amazon-cloudwatch\s/);
     // and the truth agrees
     expect((await truth(demo.info)).collectors.find((c) => c.id === pod)!.eligible).toBe(false);
+    // DELETE /faults: the watch shows it Ready again
+    const healedAt = w.output().length;
+    expect((await heal(demo.info)).status).toBe(200);
+    await waitFor(
+      `a watch line for ${pod} with READY 1/1`,
+      () => w.output().slice(healedAt).split("\n").some((l) => new RegExp(`\\s${pod}\\s+1/1\\s+Running\\s`).test(l)),
+      { timeoutMs: 10_000, last: () => w.output().slice(healedAt) },
+    );
+  });
+
+  it("get podmonitors fails while the PodMonitor CRD is missing, and works again after DELETE /faults", async () => {
+    await fault(demo.info, { fault: "crd-missing", kind: "PodMonitor" });
+    const err = await kubectl("get", "podmonitors", "-A").then(
+      () => null,
+      (e: { code?: number; stderr?: string }) => e,
+    );
+    expect(err, "kubectl get podmonitors succeeded without the CRD").not.toBeNull();
+    expect(err!.stderr).toMatch(/podmonitors|could not find the requested resource/);
+    expect(await kubectl("get", "servicemonitors", "-A")).toMatch(/servicemonitor|NAME/);
+    await heal(demo.info);
+    expect(await kubectl("get", "podmonitors", "-A")).toContain("node-exporter");
   });
 
   it("get pods -A -w streams the pods of an added node", async () => {

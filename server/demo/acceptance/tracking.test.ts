@@ -88,7 +88,7 @@ describe.each(["legacy", "ready-only"] as const)("--tracking %s", (tracking) => 
           const t = await truth(demo.info);
           return nodeTargets(t, node).every((x) => x.collector && x.collector !== pod) ? t : undefined;
         },
-        { timeoutMs: 5000 },
+        { timeoutMs: 6000 },
       );
       expect(t.collectors.find((c) => c.id === pod)).toMatchObject({ eligible: false, registered: false });
       const others = new Set(t.collectors.filter((c) => c.role === "per-node" && c.id !== pod && c.eligible).map((c) => c.id));
