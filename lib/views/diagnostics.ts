@@ -1,0 +1,56 @@
+/** The diagnostics view: every check of one cluster's latest snapshot, reshaped once on the server. */
+import type { Flavor, Role } from "@/lib/model";
+import type { Analysis } from "@/lib/analysis/types";
+import { diagnose, type ChurnLike, type Check, type CheckStatus, type CollectorSelector } from "@/lib/analysis/diagnostics";
+import { freshness, type Freshness, type SourceView } from "@/lib/views/summary";
+
+export interface DiagnosticsView extends Freshness {
+  cluster: string;
+  /** in the stable logical order of diagnose(); sortChecks() puts the worst first for display */
+  checks: Check[];
+  counts: Record<CheckStatus, number>;
+}
+
+export interface DiagnosticsSnapshotLike {
+  cluster: string;
+  at: number;
+  pollIntervalMs: number;
+  sources: SourceView[];
+  analysis: Analysis;
+}
+
+export interface DiagnosticsOptions {
+  flavorByRole?: Partial<Record<Role, Flavor>>;
+  selectors?: Partial<Record<Role, CollectorSelector>>;
+}
+
+/** Flavors and collector selectors of a cluster's configuration (the shape of ClusterConfig["targetAllocators"]). */
+export function diagnosticsOptions(
+  targetAllocators: Partial<Record<Role, { flavor: Flavor; collectors: CollectorSelector } | undefined>>,
+): DiagnosticsOptions {
+  const flavorByRole: Partial<Record<Role, Flavor>> = {};
+  const selectors: Partial<Record<Role, CollectorSelector>> = {};
+  for (const [role, ta] of Object.entries(targetAllocators) as [Role, { flavor: Flavor; collectors: CollectorSelector } | undefined][]) {
+    if (!ta) continue;
+    flavorByRole[role] = ta.flavor;
+    selectors[role] = { namespace: ta.collectors.namespace, selector: ta.collectors.selector };
+  }
+  return { flavorByRole, selectors };
+}
+
+export function toDiagnosticsView(s: DiagnosticsSnapshotLike, churn?: ChurnLike | null, options: DiagnosticsOptions = {}): DiagnosticsView {
+  const checks = diagnose({ analysis: s.analysis, sources: s.sources, churn: churn ?? null, nowMs: s.at, ...options });
+  const counts: Record<CheckStatus, number> = { pass: 0, warn: 0, fail: 0, unknown: 0 };
+  for (const c of checks) counts[c.status]++;
+  return { ...freshness(s), cluster: s.cluster, checks, counts };
+}
+
+const ORDER: Record<CheckStatus, number> = { fail: 0, warn: 1, unknown: 2, pass: 3 };
+
+/** fail, warn, unknown, pass; stable within a status. */
+export function sortChecks(checks: readonly Check[]): Check[] {
+  return checks
+    .map((c, i) => ({ c, i }))
+    .sort((x, y) => ORDER[x.c.status] - ORDER[y.c.status] || x.i - y.i)
+    .map((x) => x.c);
+}
