@@ -1,0 +1,135 @@
+import "server-only";
+/**
+ * Connects one cluster's poller to the history store: pod events go through a ReadinessTracker, each snapshot is diffed
+ * against the previous one and summarized, and all of it is written once per poll (one transaction). Keeps running totals
+ * per role for the /metrics counters, and feeds prom-client counters when given.
+ * Never throws into the poller: a failing store is logged and shown on the store's status.
+ */
+import type { Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import { ReadinessTracker, capDiff, diffAssignments, pollPoint, type ReadinessEvent } from "@/lib/analysis/churn";
+import type { ClusterPoller } from "@/server/poller";
+import type { HistoryStore } from "@/server/history/types";
+import type { Log } from "@/server/history/open";
+
+/** What attachHistory needs of a ClusterPoller (a fake in tests). */
+export type PollerLike = Pick<ClusterPoller, "onPodEvent" | "onSnapshot"> & { readonly config: { readonly name: string } };
+
+/** Structurally a prom-client `Counter<"cluster" | "role">`. */
+export interface CounterLike {
+  inc(labels: { cluster: string; role: string }, value?: number): void;
+}
+
+export interface ChurnCounters {
+  readinessTransitions: CounterLike;
+  targetReassignments: CounterLike;
+}
+
+export interface ChurnTotals {
+  readinessTransitions: number;
+  reassignments: number;
+}
+
+export interface Attachment {
+  readonly cluster: string;
+  /** since attach, per role: the values of the `_total` counters */
+  totals(): Partial<Record<Role, ChurnTotals>>;
+  /** writes pending readiness events now */
+  flush(): void;
+  detach(): void;
+}
+
+/** Per-node and per-pair lists kept per poll; the view shows the top 20 over its range. */
+const STORED_TOP = 500;
+/** Readiness events wait for the next poll's transaction, unless this many are pending (a mass rollout). */
+const FLUSH_AT = 1000;
+
+/** `counters` may be a getter, read at each increment (counters wired after attach). */
+export function attachHistory(
+  poller: PollerLike,
+  history: HistoryStore,
+  options: { counters?: ChurnCounters | (() => ChurnCounters | undefined); log?: Log } = {},
+): Attachment {
+  const cluster = poller.config.name;
+  const log = options.log ?? ((m: string) => console.warn(m));
+  const tracker = new ReadinessTracker();
+  const totals: Partial<Record<Role, ChurnTotals>> = {};
+  let pending: ReadinessEvent[] = [];
+  let lastError: string | null = null;
+
+  const count = (role: Role, key: keyof ChurnTotals, n: number) => {
+    const t = (totals[role] ??= { readinessTransitions: 0, reassignments: 0 });
+    t[key] += n;
+    const counters = typeof options.counters === "function" ? options.counters() : options.counters;
+    const counter = key === "readinessTransitions" ? counters?.readinessTransitions : counters?.targetReassignments;
+    counter?.inc({ cluster, role }, n);
+  };
+
+  const write = (batch: Parameters<HistoryStore["write"]>[1]) => {
+    try {
+      history.write(cluster, batch);
+      lastError = null;
+    } catch (e) {
+      const message = (e as Error)?.message ?? String(e);
+      if (message !== lastError) log(`allocation-lens: history: ${cluster}: cannot record churn: ${message}`);
+      lastError = message;
+    }
+  };
+
+  const flush = () => {
+    if (!pending.length) return;
+    const readiness = pending;
+    pending = [];
+    write({ readiness });
+  };
+
+  const offPod = poller.onPodEvent((e) => {
+    try {
+      const event = tracker.observe(e);
+      if (!event) return;
+      pending.push(event);
+      count(event.role, "readinessTransitions", 1);
+      if (pending.length >= FLUSH_AT) flush();
+    } catch (err) {
+      log(`allocation-lens: history: ${cluster}: pod event not tracked: ${(err as Error)?.message}`);
+    }
+  });
+
+  const offSnapshot = poller.onSnapshot((s, previous) => {
+    try {
+      for (const role of ROLES) {
+        if (!s.analysis.roles[role] || tracker.isBaselined(role)) continue;
+        // Attached after the informers started: what the snapshot knows is the baseline too.
+        tracker.seed(
+          role,
+          s.analysis.collectors.filter((c) => c.role === role && c.inKubernetes).map((c) => ({ name: c.id, ready: c.eligible, node: c.node })),
+        );
+        // The initial list is over once the pod informer has succeeded (its add events came before this poll read it).
+        const source = s.sources.find((x) => x.source.endsWith(`/kube/pods/${role}`));
+        if (!source || source.lastSuccess !== null) tracker.baselineDone(role);
+      }
+      const diff = diffAssignments(previous?.analysis.targets, s.analysis.targets);
+      for (const role of ROLES) if (diff.byRole[role]) count(role, "reassignments", diff.byRole[role]!);
+      const readiness = pending;
+      pending = [];
+      write({
+        readiness,
+        poll: pollPoint(s.analysis, s.at, s.pollMs),
+        reassignments: diff.total > 0 ? { at: s.at, ...capDiff(diff, STORED_TOP) } : null,
+      });
+    } catch (err) {
+      log(`allocation-lens: history: ${cluster}: snapshot not recorded: ${(err as Error)?.message}`);
+    }
+  });
+
+  return {
+    cluster,
+    totals: () => structuredClone(totals),
+    flush,
+    detach() {
+      offPod();
+      offSnapshot();
+      flush();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { PollPoint, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+import { SqliteHistory } from "@/server/history/sqlite";
+import { MemoryHistory, Ring } from "@/server/history/memory";
+import { DAY_MS, type HistoryStore } from "@/server/history/types";
+
+const NOW = Date.parse("2026-03-01T12:00:00Z");
+const limits = { retentionDays: 7, maxBytes: 256 * 1024 * 1024 };
+
+const event = (at: number, pod = "agent-a", kind: ReadinessEvent["kind"] = "became_not_ready"): ReadinessEvent => ({
+  at,
+  role: "per-node",
+  pod,
+  node: "node-1",
+  ready: kind === "became_ready",
+  kind,
+  reason: kind === "became_ready" ? null : "not Ready",
+});
+const poll = (at: number): PollPoint => ({
+  at,
+  pollMs: 12.5,
+  roles: { "per-node": { targets: { ghost: 1, nodeless: 0, local: 9, cross_zone: 0, cross_node: 0 }, unassigned: 0, ghosts: 1, localityRatio: 1, collectorsReady: 3, collectorsTotal: 4 } },
+});
+const moves = (at: number, total = 2): ReassignmentRecord => ({
+  at,
+  total,
+  byRole: { "per-node": total },
+  byNode: [{ node: "node-1", count: total }],
+  byCollector: [{ role: "per-node", from: "agent-a", to: "agent-b", count: total }],
+  sample: [{ role: "per-node", job: "j", address: "10.0.0.1:9100", node: "node-1", from: "agent-a", to: "agent-b" }],
+});
+const all = { from: 0, to: Number.MAX_SAFE_INTEGER };
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "history-"));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function roundTrip(store: HistoryStore) {
+  store.write("c1", { readiness: [event(NOW - 2000), event(NOW - 1000, "agent-b", "became_ready")], poll: poll(NOW - 500), reassignments: moves(NOW - 500) });
+  store.write("c1", { readiness: [], poll: poll(NOW), reassignments: null });
+  store.write("c2", { readiness: [event(NOW)], poll: poll(NOW) });
+  const events = store.readiness("c1", all, 10);
+  expect(events.map((e) => e.pod)).toEqual(["agent-b", "agent-a"]); // newest first
+  expect(events[1]).toEqual(event(NOW - 2000));
+  expect(store.readiness("c1", all, 1)).toHaveLength(1);
+  expect(store.readiness("c1", { from: NOW - 1500, to: NOW }, 10)).toHaveLength(1);
+  expect(store.reassignments("c1", all)).toEqual([moves(NOW - 500)]);
+  expect(store.polls("c1", all)).toEqual([poll(NOW - 500), poll(NOW)]);
+  expect(store.polls("c2", all)).toHaveLength(1);
+}
+
+describe("SqliteHistory", () => {
+  it("round-trips events, reassignments and poll summaries per cluster", () => {
+    const store = new SqliteHistory(path.join(dir, "h.sqlite"), limits);
+    expect(store.status).toEqual({ backend: "sqlite", path: path.join(dir, "h.sqlite"), error: null });
+    roundTrip(store);
+    store.close();
+  });
+
+  it("uses WAL and keeps the data across a close and reopen", () => {
+    const file = path.join(dir, "h.sqlite");
+    const a = new SqliteHistory(file, limits);
+    a.write("c1", { readiness: [event(NOW)], poll: poll(NOW), reassignments: moves(NOW) });
+    a.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+    raw.close();
+    const b = new SqliteHistory(file, limits);
+    expect(b.readiness("c1", all, 10)).toEqual([event(NOW)]);
+    expect(b.reassignments("c1", all)).toHaveLength(1);
+    expect(b.polls("c1", all)).toEqual([poll(NOW)]);
+    b.close();
+  });
+
+  it("deletes rows older than the retention, at most once a minute unless forced", () => {
+    const store = new SqliteHistory(path.join(dir, "h.sqlite"), { ...limits, retentionDays: 7 });
+    const old = NOW - 8 * DAY_MS;
+    store.write("c1", { readiness: [event(NOW - DAY_MS)], poll: poll(NOW) }); // maintenance ran at NOW
+    store.write("c1", { readiness: [event(old)], poll: poll(old), reassignments: moves(old) });
+    store.maintain(NOW + 30_000); // 30 s after the last run: skipped
+    expect(store.polls("c1", all)).toHaveLength(2);
+    store.maintain(NOW + 60_000);
+    expect(store.readiness("c1", all, 10).map((e) => e.at)).toEqual([NOW - DAY_MS]);
+    expect(store.polls("c1", all).map((p) => p.at)).toEqual([NOW]);
+    expect(store.reassignments("c1", all)).toEqual([]);
+    store.write("c1", { readiness: [event(old)], poll: poll(NOW + 70_000) });
+    store.maintain(NOW + 80_000, true);
+    expect(store.readiness("c1", all, 10)).toHaveLength(1);
+    store.close();
+  });
+
+  it("keeps the file under maxBytes by deleting the oldest rows", () => {
+    const maxBytes = 256 * 1024;
+    const file = path.join(dir, "h.sqlite");
+    const store = new SqliteHistory(file, { retentionDays: 7, maxBytes });
+    const big = (at: number): ReassignmentRecord => ({ ...moves(at), sample: Array.from({ length: 100 }, (_, i) => ({ role: "per-node", job: `job-${i}`, address: `10.0.${i}.1:9100`, node: `node-${i}`, from: "agent-a", to: "agent-b" })) });
+    const t0 = NOW - 3600_000;
+    for (let i = 0; i < 200; i++) store.write("c1", { readiness: [event(t0 + i)], poll: poll(t0 + i), reassignments: big(t0 + i) });
+    expect(store.sizeBytes()).toBeGreaterThan(maxBytes);
+    store.maintain(NOW, true);
+    expect(store.sizeBytes()).toBeLessThanOrEqual(maxBytes);
+    expect(fs.statSync(file).size).toBeLessThanOrEqual(maxBytes); // pages given back to the file system
+    const left = store.polls("c1", all);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBeLessThan(200);
+    expect(left.at(-1)!.at).toBe(t0 + 199); // the newest rows stay
+    expect(left[0].at).toBeGreaterThan(t0);
+    store.close();
+  });
+
+  it("refuses a file that is not a database", () => {
+    const file = path.join(dir, "garbage.sqlite");
+    fs.writeFileSync(file, Buffer.alloc(8192, 0x5a));
+    expect(() => new SqliteHistory(file, limits)).toThrow(/not a database/);
+  });
+
+  it("refuses a database of another schema version", () => {
+    const file = path.join(dir, "h.sqlite");
+    new SqliteHistory(file, limits).close();
+    const raw = new Database(file);
+    raw.prepare("UPDATE meta SET value = '99' WHERE key = 'schema'").run();
+    raw.close();
+    expect(() => new SqliteHistory(file, limits)).toThrow(/schema version 99/);
+  });
+});
+
+describe("MemoryHistory", () => {
+  it("round-trips like SqliteHistory", () => {
+    roundTrip(new MemoryHistory(7));
+  });
+
+  it("applies the retention and its ring buffers drop the oldest", () => {
+    const store = new MemoryHistory(7, {}, { readiness: 3, reassignments: 3, polls: 3 });
+    store.write("c1", { readiness: [event(NOW - 8 * DAY_MS)], poll: poll(NOW - 8 * DAY_MS) });
+    store.maintain(NOW, true);
+    expect(store.readiness("c1", all, 10)).toEqual([]);
+    for (let i = 0; i < 5; i++) store.write("c1", { readiness: [event(NOW + i)], poll: poll(NOW + i) });
+    expect(store.readiness("c1", all, 10).map((e) => e.at)).toEqual([NOW + 4, NOW + 3, NOW + 2]);
+    expect(store.polls("c1", all).map((p) => p.at)).toEqual([NOW + 2, NOW + 3, NOW + 4]);
+  });
+
+  it("Ring keeps order across wrap-around and retain", () => {
+    const r = new Ring<number>(3);
+    for (const n of [1, 2, 3, 4, 5]) r.push(n);
+    expect(r.toArray()).toEqual([3, 4, 5]);
+    r.retain((n) => n !== 4);
+    r.push(6);
+    r.push(7);
+    expect(r.toArray()).toEqual([5, 6, 7]);
+  });
+});

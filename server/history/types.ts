@@ -1,0 +1,42 @@
+import "server-only";
+/** The churn history store: one interface, a SQLite file (sqlite.ts) or bounded memory (memory.ts) behind it. */
+import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+
+export interface HistoryStatus {
+  backend: "sqlite" | "memory";
+  /** the database file, or the one that could not be used */
+  path: string | null;
+  /** why SQLite is not in use, or the last write failure; null when all is well */
+  error: string | null;
+}
+
+/** What one poll adds to the history of one cluster, written in one transaction. */
+export interface HistoryBatch {
+  /** readiness transitions since the previous batch */
+  readiness: readonly ReadinessEvent[];
+  poll?: PollPoint;
+  /** null or absent when no target moved */
+  reassignments?: ReassignmentRecord | null;
+}
+
+export interface HistoryLimits {
+  retentionDays: number;
+  maxBytes: number;
+}
+
+export interface HistoryStore {
+  readonly status: HistoryStatus;
+  write(cluster: string, batch: HistoryBatch): void;
+  /** readiness events in [from, to], newest first, at most `limit` */
+  readiness(cluster: string, range: Range, limit: number): ReadinessEvent[];
+  /** per-poll reassignments in [from, to], oldest first */
+  reassignments(cluster: string, range: Range): ReassignmentRecord[];
+  /** per-poll summaries in [from, to], oldest first */
+  polls(cluster: string, range: Range): PollPoint[];
+  /** retention and size bound; rate-limited to once a minute unless forced */
+  maintain(now: number, force?: boolean): void;
+  close(): void;
+}
+
+export const DAY_MS = 86_400_000;
+export const MAINTENANCE_EVERY_MS = 60_000;
