@@ -5,16 +5,20 @@ import "server-only";
  */
 import { ConfigError } from "@/server/config";
 import { getRuntime } from "@/server/runtime";
+import { startHistory, stopHistory } from "@/server/history/registry";
+import { churnCounters } from "@/server/metrics";
 
 export async function startServerRuntime(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   try {
     const runtime = await getRuntime();
     console.log(`allocation-lens: ${runtime.demo ? "embedded demo cluster" : runtime.configFile}; clusters: ${runtime.config.clusters.map((c) => c.name).join(", ")}`);
+    startHistory(runtime, { counters: churnCounters() });
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      stopHistory();
       void runtime.stop().finally(() => process.exit(0));
     };
     process.once("SIGTERM", stop);

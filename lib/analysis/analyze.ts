@@ -135,7 +135,7 @@ export function analyze(input: AnalysisInput): Analysis {
       taOnlyCollectors: [...taCollectors].filter((id) => !podsByName.has(id)).sort(),
       missingFromTa: ta ? eligibleCollectors.map((c) => c.id).filter((id) => !taCollectors.has(id)).sort() : [],
       drift,
-      jobsWithoutTargets: (ta?.scrapeConfigJobs ?? []).filter((j) => !ta?.jobs.has(j)),
+      jobsWithoutTargets: ta?.scrapeConfigJobs ? ta.scrapeConfigJobs.filter((j) => !ta.jobs.has(j)) : null,
     };
   }
 

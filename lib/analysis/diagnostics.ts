@@ -769,15 +769,21 @@ function jobsWithoutTargets(c: Ctx): Check {
       statuses.push("unknown");
       continue;
     }
+    const without = s.jobsWithoutTargets;
+    if (without === null) {
+      statuses.push(s.jobs === 0 ? "fail" : "unknown");
+      evidence.push(`${r}: /scrape_configs could not be read, so jobs without targets cannot be listed`);
+      continue;
+    }
     if (s.jobs === 0) {
       statuses.push("fail");
       evidence.push(
-        s.jobsWithoutTargets.length
-          ? `${r}: ${plural(s.jobsWithoutTargets.length, "scrape config")}, none with a target`
+        without.length
+          ? `${r}: ${plural(without.length, "scrape config")}, none with a target`
           : `${r}: the TA serves no job at all`,
       );
-    } else statuses.push(s.jobsWithoutTargets.length ? "warn" : "pass");
-    evidence.push(...s.jobsWithoutTargets.map((j) => `${r}: ${j} is in /scrape_configs but not in /jobs`));
+    } else statuses.push(without.length ? "warn" : "pass");
+    evidence.push(...without.map((j) => `${r}: ${j} is in /scrape_configs but not in /jobs`));
   }
   const status = c.roles.length ? worst(statuses) : "unknown";
   return mk({

@@ -96,8 +96,8 @@ export interface RoleSummary {
   /** eligible pods the TA does not list (yet) */
   missingFromTa: string[];
   drift: number;
-  /** job names of /scrape_configs without any target in /jobs */
-  jobsWithoutTargets: string[];
+  /** job names of /scrape_configs without any target in /jobs; null when /scrape_configs could not be read */
+  jobsWithoutTargets: string[] | null;
 }
 
 export type NodeState = "healthy" | "degraded" | "no_collector" | "ghosts" | "idle";
