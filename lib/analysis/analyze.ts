@@ -4,7 +4,6 @@
  */
 import type { Collector, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { targetNode } from "@/lib/allocation/node";
 import { isEligible, ineligibleReason } from "@/lib/allocation/eligibility";
 import { expectedCollectorByNode } from "@/lib/allocation/strategies";
 import { classify, imbalance, localityRatio, type CollectorFacts } from "@/lib/analysis/classify";
@@ -54,44 +53,40 @@ export function analyze(input: AnalysisInput): Analysis {
     let drift = 0;
     let total = 0;
     const staticJobs: string[] = [];
-    for (const [job, byCollector] of ta?.jobs ?? []) {
+    for (const [job, assignment] of ta?.jobs ?? []) {
       if (!job.startsWith("serviceMonitor/") && !job.startsWith("podMonitor/")) staticJobs.push(job);
-      for (const [collector, items] of byCollector) {
-        for (const item of items) {
-          const address = item.targets[0];
-          const node = targetNode(item.labels);
-          const zone = node ? (zoneOf.get(node) ?? null) : null;
-          const f = facts.get(collector);
-          const cls = classify(node, zone, f);
-          classes[cls]++;
-          total++;
-          perCollector.set(collector, (perCollector.get(collector) ?? 0) + 1);
-          let expected: string | null = null;
-          if (role === "per-node" && node) {
-            const want = expectedByNode.get(node);
-            if (want && want !== collector) {
-              expected = want;
-              drift++;
-            }
+      for (const { address, node, collector } of assignment.targets) {
+        const zone = node ? (zoneOf.get(node) ?? null) : null;
+        const f = facts.get(collector);
+        const cls = classify(node, zone, f);
+        classes[cls]++;
+        total++;
+        perCollector.set(collector, (perCollector.get(collector) ?? 0) + 1);
+        let expected: string | null = null;
+        if (role === "per-node" && node) {
+          const want = expectedByNode.get(node);
+          if (want && want !== collector) {
+            expected = want;
+            drift++;
           }
-          targets.push({
-            role,
-            job,
-            address,
-            node,
-            zone,
-            collector,
-            collectorNode: f?.node ?? null,
-            collectorZone: f?.zone ?? null,
-            class: cls,
-            reason: cls === "ghost" ? (f ? f.reason : "not a pod in Kubernetes (deleted or never existed)") : null,
-            expected,
-          });
-          const dupKey = `${job}\u0000${address}`;
-          const d = byAddress.get(dupKey);
-          if (d) d.holders.push({ role, collector });
-          else byAddress.set(dupKey, { job, address, holders: [{ role, collector }] });
         }
+        targets.push({
+          role,
+          job,
+          address,
+          node,
+          zone,
+          collector,
+          collectorNode: f?.node ?? null,
+          collectorZone: f?.zone ?? null,
+          class: cls,
+          reason: cls === "ghost" ? (f ? f.reason : "not a pod in Kubernetes (deleted or never existed)") : null,
+          expected,
+        });
+        const dupKey = `${job}\u0000${address}`;
+        const d = byAddress.get(dupKey);
+        if (d) d.holders.push({ role, collector });
+        else byAddress.set(dupKey, { job, address, holders: [{ role, collector }] });
       }
     }
     const taCollectors = new Set(ta?.collectors ?? []);

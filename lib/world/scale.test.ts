@@ -33,7 +33,7 @@ describe("a 5,000-node world", () => {
     expect(jobs.size).toBeGreaterThan(380);
     expect(jobs.size).toBeLessThan(480);
     expect(new Set(targets.map((x) => x.key)).size).toBe(targets.length);
-    expect(Math.min(...times)).toBeLessThan(2000); // typically ~0.5 s; generous for loaded CI machines
+    // Speed is measured by `npm run bench`, not asserted here.
     expect(jobs.get("podMonitor/monitoring/node-exporter/0")).toHaveLength(5000);
     expect(jobs.get("kubelet")).toHaveLength(5000);
     expect(targets.filter((x) => targetNode(x.labels) === "")).toHaveLength(4);

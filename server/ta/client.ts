@@ -7,17 +7,18 @@ import "server-only";
 import pLimit from "p-limit";
 import type { z } from "zod";
 import { SourceError } from "@/lib/source-error";
-import { jobsSchema, jobTargetsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
+import { jobsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
+import { extractJobTargets, type JobAssignment } from "@/lib/ta/extract";
 import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
 import { escapeJobId } from "@/lib/routing";
-import type { Role, SdItem } from "@/lib/model";
+import type { Role } from "@/lib/model";
 import type { TaConfig } from "@/lib/config/schema";
 import { TaHttp, type HttpResult } from "@/server/ta/http";
 
 export interface TaReading {
   ready: boolean;
-  /** job -> collector -> items, as the TA lists them (collectors with no targets included) */
-  jobs: Map<string, Map<string, SdItem[]>>;
+  /** job -> its collectors and targets (address, node, collector); discovered labels are not kept */
+  jobs: Map<string, JobAssignment>;
   /** every collector id the TA lists */
   collectors: string[];
   metrics: TaMetrics | null;
@@ -27,6 +28,16 @@ export interface TaReading {
   bytes: number;
   requests: number;
   ms: number;
+}
+
+/**
+ * The path of one job's targets on the configured TA: the job name (untrusted: it comes from the TA's /jobs) escaped into
+ * exactly one path segment. escapeJobId leaves dots alone, so a job named "." or ".." would be resolved away by the URL
+ * parser ("/jobs/../targets" is "/targets"): those segments are percent-encoded too.
+ */
+export function jobTargetsPath(job: string): string {
+  const segment = escapeJobId(job);
+  return `/jobs/${segment === "." || segment === ".." ? segment.replace(/\./g, "%2E") : segment}/targets`;
 }
 
 export class TaClient {
@@ -54,19 +65,16 @@ export class TaClient {
     const ready = (await got("/readyz")).status === 200;
     const jobList = Object.keys(this.json(await got("/jobs"), jobsSchema, "/jobs")).sort();
     const limit = pLimit(this.config.concurrency);
-    const jobs = new Map<string, Map<string, SdItem[]>>();
+    const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
     await Promise.all(
       jobList.map((job) =>
         limit(async () => {
-          const path = `/jobs/${escapeJobId(job)}/targets`;
-          const payload = this.json(await got(path), jobTargetsSchema, path);
-          const byCollector = new Map<string, SdItem[]>();
-          for (const [collector, entry] of Object.entries(payload)) {
-            collectors.add(collector);
-            byCollector.set(collector, entry.targets);
-          }
-          jobs.set(job, byCollector);
+          const path = jobTargetsPath(job);
+          const extracted = extractJobTargets(this.parse(await got(path), path));
+          if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
+          for (const c of extracted.value.collectors) collectors.add(c);
+          jobs.set(job, extracted.value);
         }),
       ),
     );
@@ -97,10 +105,28 @@ export class TaClient {
   }
 
   private json<S extends z.ZodType>(r: HttpResult, schema: S, path: string): z.output<S> {
+    const parsed = schema.safeParse(this.parse(r, path));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw this.schemaError(path, issue.path.slice(0, 4).join("."), issue.message);
+    }
+    return parsed.data;
+  }
+
+  /** Only the path of the problem is reported: values may come from /scrape_configs. */
+  private schemaError(path: string, at: string, message: string): SourceError {
+    return new SourceError({
+      source: `${this.source} ${path}`,
+      kind: "schema",
+      message: `unexpected shape at ${at || "(root)"}: ${message}`,
+      hint: "the TA's API changed or a proxy answers in its place",
+    });
+  }
+
+  private parse(r: HttpResult, path: string): unknown {
     const source = `${this.source} ${path}`;
-    let data: unknown;
     try {
-      data = JSON.parse(r.body.toString("utf8"));
+      return JSON.parse(r.body.toString("utf8"));
     } catch {
       const html = /html/i.test(r.contentType) || r.body.subarray(0, 64).toString("utf8").trimStart().startsWith("<");
       throw new SourceError({
@@ -110,18 +136,6 @@ export class TaClient {
         hint: html ? "an upstream TA answers HTML to Accept: text/html; check a proxy in between rewrites Accept" : undefined,
       });
     }
-    const parsed = schema.safeParse(data);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      // Only the path of the problem is reported: values may come from /scrape_configs.
-      throw new SourceError({
-        source,
-        kind: "schema",
-        message: `unexpected shape at ${issue.path.slice(0, 4).join(".") || "(root)"}: ${issue.message}`,
-        hint: "the TA's API changed or a proxy answers in its place",
-      });
-    }
-    return parsed.data;
   }
 
   close(): void {
