@@ -75,7 +75,19 @@ export function itemsJson(state: TaState, job: string, collector: string): strin
   return s;
 }
 
+const jobBodies = new WeakMap<TaState, Map<string, string>>();
+
+/** The whole collector map of a job, cached per state: a large cluster's poll asks for every job once per interval. */
 function targetsByJob(ctx: RouteContext, job: string): string {
+  if (ctx.malformed) return buildTargetsByJob(ctx, job);
+  let perJob = jobBodies.get(ctx.state);
+  if (!perJob) jobBodies.set(ctx.state, (perJob = new Map()));
+  let body = perJob.get(job);
+  if (body === undefined) perJob.set(job, (body = buildTargetsByJob(ctx, job)));
+  return body;
+}
+
+function buildTargetsByJob(ctx: RouteContext, job: string): string {
   const { state, flavor } = ctx;
   const prefix = `${flavor === "upstream" ? "/debug" : ""}/jobs/${goQueryEscape(job)}/targets?collector_id=`;
   const index = jobItems(state, job);
