@@ -1,10 +1,32 @@
 import type { NextConfig } from "next";
 
+/**
+ * `ALLOCATION_LENS_BASE_PATH=/prefix` serves the app under a path prefix (behind an ingress or a portal). It is applied at
+ * build time: Next.js bakes the base path into the client bundles, and the client fetches prefix it (NEXT_PUBLIC_BASE_PATH).
+ */
+function basePathFromEnv(raw = process.env.ALLOCATION_LENS_BASE_PATH ?? ""): string {
+  const value = raw.trim().replace(/\/+$/, "");
+  if (!value) return "";
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(value)) {
+    throw new Error(`ALLOCATION_LENS_BASE_PATH must look like /prefix or /a/b (letters, digits, . _ ~ -), got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+const basePath = basePathFromEnv();
+
 const nextConfig: NextConfig = {
   // The container image is built from the standalone output; `npm start` uses `next start`, which does not support it.
   output: process.env.ALLOCATION_LENS_STANDALONE === "1" ? "standalone" : undefined,
+  // A build into another directory (the standalone test builds into .next/<dir> so that it never clobbers .next itself).
+  distDir: process.env.ALLOCATION_LENS_DIST_DIR || undefined,
+  basePath: basePath || undefined,
+  env: { NEXT_PUBLIC_BASE_PATH: basePath },
   reactStrictMode: true,
   poweredByHeader: false,
+  // A build with another distDir would rewrite tsconfig.json's include list: such throwaway builds (the standalone test)
+  // name a tsconfig of their own, and skip the type check, which `npm test` runs by itself.
+  typescript: process.env.ALLOCATION_LENS_TSCONFIG ? { tsconfigPath: process.env.ALLOCATION_LENS_TSCONFIG, ignoreBuildErrors: true } : undefined,
   // The embedded demo cluster and the Kubernetes client are server-side Node code: keep them out of the bundler.
   serverExternalPackages: ["@kubernetes/client-node", "@peculiar/x509"],
 };

@@ -4,6 +4,7 @@ import "server-only";
  * JSON. A child process keeps the simulated cluster's CPU off the dashboard's event loop. It is stopped with the server.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 
@@ -15,8 +16,20 @@ export interface DemoInfo {
   control: string;
 }
 
+function hasSourceTree(dir: string): boolean {
+  try {
+    const names = new Set(fs.readdirSync(dir));
+    return ["tsconfig", "package-lock"].every((n) => names.has(`${n}.json`)) && names.has("server");
+  } catch {
+    return false;
+  }
+}
+
 export async function launchDemo(args: string[] = [], cwd = process.cwd(), timeoutMs = 60_000): Promise<{ info: DemoInfo; child: ChildProcess }> {
   const entry = path.join(cwd, "server", "demo", "main.ts");
+  // The standalone output (the container image) has no source tree: its file tracing copies main.ts and any file named by a
+  // literal path here, not the code main.ts needs. So the check lists the directory instead of naming a file.
+  if (!hasSourceTree(cwd)) throw new Error("no configuration: set ALLOCATION_LENS_CONFIG; the embedded demo needs the source tree (npm start)");
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", entry, ...args], {
     cwd,
     stdio: ["ignore", "pipe", "inherit"],

@@ -55,4 +55,40 @@ describe("parseConfig", () => {
     expect(text).toContain("cert and key go together");
     expect(text).toContain('clusters[1].name: duplicate cluster name "a"');
   });
+
+  it("defaults auth to none with the probes exempt, and embedding to 'self'", () => {
+    const r = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config.auth).toEqual({ mode: "none", trustedProxies: [], exemptPaths: ["/api/healthz", "/api/readyz"] });
+    expect(r.config.embed).toEqual({ frameAncestors: ["'self'"] });
+  });
+
+  it("validates auth and embed: modes, proxy addresses, token file, exempt paths, frame-ancestors", () => {
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const ok = parseConfig({
+      ...base,
+      auth: { mode: "proxy", trustedProxies: ["10.0.0.0/8", "fd00::/8", "192.168.1.7"], exemptPaths: ["/api/healthz", "/metrics"] },
+      embed: { frameAncestors: ["'self'", "https://portal.example.com"] },
+    });
+    expect(ok.ok).toBe(true);
+    const r = parseConfig({
+      ...base,
+      auth: { mode: "proxy", trustedProxies: ["proxy.example.com"], exemptPaths: ["api/healthz"], extra: 1 },
+      embed: { frameAncestors: ["https://x.example; script-src *"] },
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const text = r.errors.join("\n");
+    expect(text).toContain('auth.trustedProxies[0]: expected an IP address or a CIDR range such as 10.0.0.0/8 (got "proxy.example.com")');
+    expect(text).toMatch(/auth\.exemptPaths\[0\]: expected a path such as \/api\/healthz/);
+    expect(text).toMatch(/auth: .*extra/);
+    expect(text).toMatch(/embed\.frameAncestors\[0\]: expected a CSP source/);
+    const missing = parseConfig({ ...base, auth: { mode: "token" } });
+    expect(missing.ok === false && missing.errors.join("\n")).toContain("auth.tokenFile: mode token needs tokenFile");
+    const noProxy = parseConfig({ ...base, auth: { mode: "proxy" } });
+    expect(noProxy.ok === false && noProxy.errors.join("\n")).toContain("auth.trustedProxies: mode proxy needs the addresses");
+    const badMode = parseConfig({ ...base, auth: { mode: "basic" } });
+    expect(badMode.ok === false && badMode.errors.join("\n")).toContain('auth.mode: expected "none", "proxy" or "token" (got "basic")');
+  });
 });

@@ -4,6 +4,9 @@
  */
 import { z } from "zod";
 import { DEFAULT_SCRAPER_ANNOTATION_KEY } from "@/lib/config/constants";
+import { parseCidr } from "@/lib/auth/cidr";
+import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
+import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/headers";
 
 const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
   message: "expected a Kubernetes label key such as app.kubernetes.io/component",
@@ -58,6 +61,39 @@ export const clusterSchema = z
   })
   .strict();
 
+/** Who may read the dashboard (see lib/auth/decide.ts). Default: everyone (`none`), for local use. */
+export const authSchema = z
+  .object({
+    mode: z.enum(["none", "proxy", "token"], { message: 'expected "none", "proxy" or "token"' }).default("none"),
+    trustedProxies: z
+      .array(z.string().refine((s) => parseCidr(s) !== null, { message: "expected an IP address or a CIDR range such as 10.0.0.0/8" }))
+      .default([]),
+    tokenFile: z.string().min(1, "expected the path of a file with one bearer token per line").optional(),
+    exemptPaths: z
+      .array(z.string().regex(/^\/[A-Za-z0-9._~\/-]*(\/\*)?$/, { message: "expected a path such as /api/healthz (or a prefix ending in /*)" }))
+      .default([...DEFAULT_EXEMPT_PATHS]),
+  })
+  .strict()
+  .superRefine((a, ctx) => {
+    if (a.mode === "proxy" && a.trustedProxies.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["trustedProxies"], message: "mode proxy needs the addresses of the authenticating proxy (IPs or CIDR ranges)" });
+    }
+    if (a.mode === "token" && !a.tokenFile) {
+      ctx.addIssue({ code: "custom", path: ["tokenFile"], message: "mode token needs tokenFile: a file with one bearer token per line" });
+    }
+  });
+
+/** How portals may embed the views: the CSP frame-ancestors sources. */
+export const embedSchema = z
+  .object({
+    frameAncestors: z
+      .array(z.string().regex(FRAME_ANCESTOR_PATTERN, { message: "expected a CSP source such as 'self', https://portal.example.com or *.example.com" }))
+      .min(1, "expected at least one source ('none' forbids embedding)")
+      .refine((a) => !a.includes("'none'") || a.length === 1, { message: "'none' cannot be combined with other sources" })
+      .default([...DEFAULT_FRAME_ANCESTORS]),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
@@ -69,6 +105,8 @@ export const configSchema = z
       })
       .strict()
       .default({ retentionDays: 7, maxBytes: 256 * 1024 * 1024 }),
+    auth: authSchema.default({ mode: "none", trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] }),
+    embed: embedSchema.default({ frameAncestors: [...DEFAULT_FRAME_ANCESTORS] }),
     /** Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. */
     demo: z.object({ control: z.url() }).strict().optional(),
   })
@@ -84,6 +122,8 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type TaConfig = z.infer<typeof taSchema>;
+export type AuthConfig = z.infer<typeof authSchema>;
+export type EmbedConfig = z.infer<typeof embedSchema>;
 
 /** One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`. */
 export function formatConfigIssues(error: z.ZodError, input: unknown): string[] {

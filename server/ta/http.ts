@@ -6,6 +6,7 @@ import "server-only";
 import http from "node:http";
 import https from "node:https";
 import fs from "node:fs";
+import { urlToHttpOptions } from "node:url";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
@@ -16,6 +17,9 @@ export interface HttpResult {
   contentType: string;
   ms: number;
 }
+
+/** an absolute path: no scheme, no authority ("//host"), no fragment, no whitespace or control characters */
+const SAFE_PATH = /^\/(?!\/)[\x21\x22\x24-\x7e]*$/;
 
 const TLS_CODES = /CERT|TLS|SSL|ALERT|HANDSHAKE|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/i;
 
@@ -80,12 +84,19 @@ export class TaHttp {
   }
 
   private once(path: string, accept?: string): Promise<HttpResult> {
-    const url = new URL(path, this.base);
-    const lib = url.protocol === "https:" ? https : http;
+    // Only the configured TA, and exactly the path asked for: the scheme, host and port come from the configuration alone,
+    // and the path is sent as given (never resolved by a URL parser, which would turn "/jobs/%2E%2E/targets" into
+    // "/targets"). A path that is not one absolute path without dot segments is refused before any connection is made.
+    if (!SAFE_PATH.test(path) || path.split("/").some((s) => s === "." || s === "..")) {
+      return Promise.reject(
+        new SourceError({ source: `${this.source} ${path.slice(0, 120)}`, kind: "config", message: "refused a request path that is not a single path on the configured TA" }),
+      );
+    }
+    const lib = this.base.protocol === "https:" ? https : http;
     const started = performance.now();
     const timeoutMs = this.config.timeoutSeconds * 1000;
     const limit = this.config.maxResponseBytes;
-    const source = `${this.source} ${url.pathname}`;
+    const source = `${this.source} ${path.split("?")[0]}`;
     this.requests++;
     this.inFlight++;
     return new Promise<HttpResult>((resolve, reject) => {
@@ -94,8 +105,7 @@ export class TaHttp {
         reject(err);
       };
       const req = lib.request(
-        url,
-        { method: "GET", agent: this.agent, headers: accept ? { ...this.headers, Accept: accept } : this.headers },
+        { ...urlToHttpOptions(this.base), path, method: "GET", agent: this.agent, headers: accept ? { ...this.headers, Accept: accept } : this.headers },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
@@ -114,7 +124,7 @@ export class TaHttp {
             const result = { status, body, contentType: String(res.headers["content-type"] ?? ""), ms: performance.now() - started };
             if (status === 401 || status === 403) {
               reject(new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status}`, hint: "check the bearer token file or the client certificate" }));
-            } else if (status >= 400 && !(status === 503 && url.pathname === "/readyz")) {
+            } else if (status >= 400 && !(status === 503 && path === "/readyz")) {
               reject(new SourceError({ source, kind: status === 404 ? "not_found" : "http", status, message: `HTTP ${status}: ${body.subarray(0, 120).toString("utf8").trim()}` }));
             } else resolve(result);
           });

@@ -1,0 +1,147 @@
+/**
+ * Who may read the dashboard: the pure decision, no I/O. The server (proxy.ts through server/auth.ts) gathers the inputs:
+ * the request path, the peer address of the TCP connection (never a header the client can set), the request headers,
+ * and the tokens read from the token file.
+ *
+ * - `none`: everyone (local use, or a network policy in front).
+ * - `proxy`: an authenticating reverse proxy (oauth2-proxy and the like) sits in front. Only requests whose TCP peer is one of
+ *   `trustedProxies` are served, and only when the proxy says who the user is (`X-Auth-Request-User` or
+ *   `X-Auth-Request-Email`). Anyone else reaching the pod directly gets 403: the headers are trusted from the proxy only.
+ * - `token`: `Authorization: Bearer <token>` with one of the tokens of the token file (portals calling the API). Tokens are
+ *   compared in constant time (SHA-256 digests of equal length, compared with every configured token).
+ *
+ * Exempt paths (default: the probes /api/healthz and /api/readyz) are served to everyone in every mode.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { cidrContains, parseCidr, parseIp, type Cidr } from "@/lib/auth/cidr";
+import { isExempt } from "@/lib/auth/paths";
+
+export { DEFAULT_EXEMPT_PATHS, isExempt } from "@/lib/auth/paths";
+
+export type AuthMode = "none" | "proxy" | "token";
+
+export const USER_HEADERS = ["x-auth-request-user", "x-auth-request-email"] as const;
+
+export interface AuthSettings {
+  mode: AuthMode;
+  trustedProxies: string[];
+  exemptPaths: string[];
+}
+
+export interface AuthPolicy {
+  mode: AuthMode;
+  trustedProxies: Cidr[];
+  exemptPaths: string[];
+}
+
+export interface AuthRequest {
+  /** path without the base path, e.g. /api/v1/summary */
+  path: string;
+  /** the TCP peer's address as the server saw it; undefined when unknown (then proxy mode refuses) */
+  peer: string | undefined;
+  header(name: string): string | null;
+}
+
+export type AuthDecision =
+  | { allow: true; user: string | null; reason: "none" | "exempt" | "proxy" | "token" }
+  | { allow: false; status: 401 | 403 | 503; code: string; message: string; wwwAuthenticate?: string };
+
+export function compilePolicy(settings: AuthSettings): AuthPolicy {
+  const trustedProxies = settings.trustedProxies.map((t) => {
+    const c = parseCidr(t);
+    if (!c) throw new Error(`not an IP address or CIDR range: ${JSON.stringify(t)}`);
+    return c;
+  });
+  return { mode: settings.mode, trustedProxies, exemptPaths: settings.exemptPaths };
+}
+
+export function isTrustedPeer(peer: string | undefined, trusted: readonly Cidr[]): boolean {
+  if (!peer) return false;
+  const ip = parseIp(peer);
+  return Boolean(ip) && trusted.some((c) => cidrContains(c, ip!));
+}
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+
+/** Digests of the tokens of a token file: one per line; blank lines and `#` comments ignored. */
+export function tokenDigests(fileText: string): Buffer[] {
+  return fileText
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))
+    .map(digest);
+}
+
+/** Constant-time membership: every configured digest is compared, whatever matches first. */
+export function tokenMatches(presented: string, digests: readonly Buffer[]): boolean {
+  const d = digest(presented);
+  let found = false;
+  for (const known of digests) found = timingSafeEqual(d, known) || found;
+  return found;
+}
+
+/** The bearer token of an Authorization header, or null. */
+export function bearerToken(authorization: string | null): string | null {
+  const m = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(authorization ?? "");
+  return m ? m[1] : null;
+}
+
+/** Printable, short: a header value from a proxy becomes a user name in logs and in the page, as text. */
+function cleanUser(v: string | null): string | null {
+  if (!v) return null;
+  const t = v.trim().slice(0, 256);
+  return /^[\x20-\x7e]+$/.test(t) ? t : null;
+}
+
+export function decide(policy: AuthPolicy, req: AuthRequest, tokens: readonly Buffer[] | null): AuthDecision {
+  if (isExempt(req.path, policy.exemptPaths)) return { allow: true, user: null, reason: "exempt" };
+  switch (policy.mode) {
+    case "none":
+      return { allow: true, user: null, reason: "none" };
+    case "proxy": {
+      if (!isTrustedPeer(req.peer, policy.trustedProxies)) {
+        return {
+          allow: false,
+          status: 403,
+          code: "untrusted_peer",
+          message: "this dashboard is served through its authenticating proxy only; open it through the proxy's address",
+        };
+      }
+      const user = cleanUser(req.header(USER_HEADERS[0])) ?? cleanUser(req.header(USER_HEADERS[1]));
+      if (!user) {
+        return {
+          allow: false,
+          status: 401,
+          code: "unauthenticated",
+          message: "the authenticating proxy did not name a user (X-Auth-Request-User or X-Auth-Request-Email); check its --set-xauthrequest setting",
+        };
+      }
+      return { allow: true, user, reason: "proxy" };
+    }
+    case "token": {
+      if (tokens === null) {
+        return { allow: false, status: 503, code: "tokens_unavailable", message: "the token file cannot be read: no request can be authorized" };
+      }
+      const presented = bearerToken(req.header("authorization"));
+      if (!presented) {
+        return {
+          allow: false,
+          status: 401,
+          code: "unauthenticated",
+          message: "send Authorization: Bearer <token>",
+          wwwAuthenticate: 'Bearer realm="allocation-lens"',
+        };
+      }
+      if (!tokenMatches(presented, tokens)) {
+        return {
+          allow: false,
+          status: 401,
+          code: "invalid_token",
+          message: "the bearer token is not valid",
+          wwwAuthenticate: 'Bearer realm="allocation-lens", error="invalid_token"',
+        };
+      }
+      return { allow: true, user: "token", reason: "token" };
+    }
+  }
+}

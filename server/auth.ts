@@ -1,0 +1,125 @@
+import "server-only";
+/**
+ * Access control and security headers of every request, applied by proxy.ts (which Next.js 16 runs in the Node.js runtime,
+ * in the server's own process, before every route: pages, /api/*, /metrics, static files).
+ *
+ * The policy comes from the configuration file (the same one the runtime loads; without one, the embedded demo: mode none).
+ * The token file is re-read when it changes (rotation without restart); when it cannot be read, token mode refuses every
+ * request (503) rather than opening up. The peer address for proxy mode comes from server/security/peer.ts.
+ */
+import fs from "node:fs";
+import { NextResponse, type NextRequest } from "next/server";
+import { configPathFromEnv, loadConfigFile } from "@/server/config";
+import { compilePolicy, decide, tokenDigests, type AuthDecision, type AuthPolicy } from "@/lib/auth/decide";
+import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
+import { contentSecurityPolicy, DEFAULT_FRAME_ANCESTORS, newNonce, STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
+import { peerFromHeaders } from "@/server/security/peer";
+
+export interface SecurityPolicy {
+  auth: AuthPolicy;
+  tokenFile: string | undefined;
+  frameAncestors: string[];
+  /** set when the configuration cannot be loaded: every request but the probes is refused with this message */
+  broken?: string;
+}
+
+const KEY = Symbol.for("allocation-lens.security-policy");
+const TOKENS = Symbol.for("allocation-lens.tokens");
+type Holder = {
+  [KEY]?: SecurityPolicy;
+  [TOKENS]?: { file: string; mtimeMs: number; size: number; checkedAt: number; digests: Buffer[] | null };
+};
+
+const OPEN: SecurityPolicy = {
+  auth: { mode: "none", trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] },
+  tokenFile: undefined,
+  frameAncestors: [...DEFAULT_FRAME_ANCESTORS],
+};
+
+export function loadSecurityPolicy(file = configPathFromEnv()): SecurityPolicy {
+  if (!file) return OPEN; // the embedded demo: local use
+  try {
+    const config = loadConfigFile(file);
+    return {
+      auth: compilePolicy(config.auth),
+      tokenFile: config.auth.tokenFile,
+      frameAncestors: config.embed.frameAncestors,
+    };
+  } catch (e) {
+    return { ...OPEN, auth: { ...OPEN.auth, mode: "token" }, broken: `the configuration cannot be loaded: ${(e as Error).message.split("\n")[0]}` };
+  }
+}
+
+export function securityPolicy(): SecurityPolicy {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= loadSecurityPolicy();
+  return holder[KEY];
+}
+
+/** For tests: forget the cached policy and tokens. */
+export function resetSecurityPolicy(policy?: SecurityPolicy): void {
+  const holder = globalThis as Holder;
+  holder[KEY] = policy;
+  holder[TOKENS] = undefined;
+}
+
+const RECHECK_MS = 5_000;
+
+/** Digests of the token file's tokens, re-read when its size or mtime changes; null when it cannot be read. */
+export function currentTokens(file: string, now = Date.now()): Buffer[] | null {
+  const holder = globalThis as Holder;
+  const cached = holder[TOKENS];
+  if (cached && cached.file === file && now - cached.checkedAt < RECHECK_MS) return cached.digests;
+  try {
+    const st = fs.statSync(file);
+    if (cached && cached.file === file && cached.mtimeMs === st.mtimeMs && cached.size === st.size && cached.digests) {
+      cached.checkedAt = now;
+      return cached.digests;
+    }
+    const digests = tokenDigests(fs.readFileSync(file, "utf8"));
+    holder[TOKENS] = { file, mtimeMs: st.mtimeMs, size: st.size, checkedAt: now, digests };
+    if (!digests.length) console.error(`allocation-lens: the token file ${file} holds no token: every request is refused`);
+    return digests;
+  } catch (e) {
+    if (cached?.file !== file || cached.digests !== null) console.error(`allocation-lens: cannot read the token file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    holder[TOKENS] = { file, mtimeMs: 0, size: 0, checkedAt: now, digests: null };
+    return null;
+  }
+}
+
+export function authorize(request: NextRequest, policy = securityPolicy()): AuthDecision {
+  const path = request.nextUrl.pathname;
+  if (policy.broken) {
+    const d = decide({ ...policy.auth, mode: "none" }, { path, peer: undefined, header: () => null }, null);
+    if (d.allow && d.reason === "exempt") return d;
+    return { allow: false, status: 503, code: "misconfigured", message: policy.broken };
+  }
+  const tokens = policy.auth.mode === "token" && policy.tokenFile ? currentTokens(policy.tokenFile) : [];
+  return decide(policy.auth, { path, peer: peerFromHeaders(request.headers), header: (n) => request.headers.get(n) }, tokens);
+}
+
+function withSecurityHeaders(res: NextResponse, csp: string): NextResponse {
+  res.headers.set("Content-Security-Policy", csp);
+  for (const [k, v] of Object.entries(STATIC_SECURITY_HEADERS)) res.headers.set(k, v);
+  return res;
+}
+
+/** The whole of proxy.ts: refuse with a JSON body naming the reason, or pass on with a fresh CSP nonce. */
+export function guard(request: NextRequest): NextResponse {
+  const policy = securityPolicy();
+  const nonce = newNonce(crypto.getRandomValues(new Uint8Array(18)));
+  const csp = contentSecurityPolicy({ nonce, frameAncestors: policy.frameAncestors, dev: process.env.NODE_ENV === "development" });
+  const decision = authorize(request, policy);
+  if (!decision.allow) {
+    const body = { error: { code: decision.code, message: decision.message } };
+    const res = NextResponse.json(body, { status: decision.status, headers: { "Cache-Control": "no-store" } });
+    if (decision.wwwAuthenticate) res.headers.set("WWW-Authenticate", decision.wwwAuthenticate);
+    return withSecurityHeaders(res, csp);
+  }
+  const headers = new Headers(request.headers);
+  headers.set("x-nonce", nonce);
+  headers.set("Content-Security-Policy", csp);
+  headers.delete("x-allocation-lens-user");
+  if (decision.user) headers.set("x-allocation-lens-user", decision.user);
+  return withSecurityHeaders(NextResponse.next({ request: { headers } }), csp);
+}
