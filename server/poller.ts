@@ -143,10 +143,13 @@ export class ClusterPoller {
       };
     }
     const monitorsKnown = kube.serviceMonitors.status.state === "ok" || kube.podMonitors.status.state === "ok";
+    // A kind whose CRD is not installed has no objects (removing a CRD deletes them): the informer's cache from before is
+    // not shown, or every one of them would read "orphaned". Other errors keep the cached objects (stale, not gone).
+    const objectsOf = (w: typeof kube.podMonitors) => (w.status.error?.kind === "not_found" ? [] : w.list());
     const monitors: MonitorRef[] | null = monitorsKnown
       ? [
-          ...kube.serviceMonitors.list().map((m) => monitorFromObject(m, "ServiceMonitor")),
-          ...kube.podMonitors.list().map((m) => monitorFromObject(m, "PodMonitor")),
+          ...objectsOf(kube.serviceMonitors).map((m) => monitorFromObject(m, "ServiceMonitor")),
+          ...objectsOf(kube.podMonitors).map((m) => monitorFromObject(m, "PodMonitor")),
         ]
       : null;
     const analysis = analyze({

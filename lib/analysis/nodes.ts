@@ -28,9 +28,10 @@ export function buildNodes(input: AnalysisInput, collectors: readonly CollectorR
     const row = rows.get(c.node);
     if (!row) continue;
     row.collectors.push({ role: c.role, id: c.id, eligible: c.eligible, reason: c.reason });
-    const k = `${c.node}\u0000${c.role}`;
-    perRoleOnNode.set(k, (perRoleOnNode.get(k) ?? 0) + 1);
-    if ((perRoleOnNode.get(k) ?? 0) > 1) row.multiplePods = true;
+    // Two pods of the per-node DaemonSet on one node is a rollout surge; cluster-scraper replicas may share a node.
+    if (c.role !== "per-node") continue;
+    perRoleOnNode.set(c.node, (perRoleOnNode.get(c.node) ?? 0) + 1);
+    if ((perRoleOnNode.get(c.node) ?? 0) > 1) row.multiplePods = true;
   }
   // Locality is the per-node agent's promise: the cluster-scraper scrapes across nodes by design.
   const hasPerNode = Boolean(input.roles["per-node" as Role]);

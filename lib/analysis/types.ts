@@ -118,7 +118,7 @@ export interface NodeRow {
   scrapedElsewhere: number;
   /** targets of other nodes (or nodeless) scraped by this node's collectors */
   scrapedHereForOthers: number;
-  /** two or more agent pods of one role on this node */
+  /** two or more per-node agent pods on this node (a rollout surge) */
   multiplePods: boolean;
 }
 

@@ -41,8 +41,11 @@ interface SnapshotLike {
   };
 }
 
+/** A source status reshaped to the view (a snapshot's statuses carry more fields, e.g. lastAttempt). */
+const sourceView = ({ source, state, lastSuccess, latencyMs, error }: SourceView): SourceView => ({ source, state, lastSuccess, latencyMs, error });
+
 export function freshness(s: SnapshotLike): Freshness {
-  return { at: s.at, pollIntervalMs: s.pollIntervalMs, stale: s.sources.filter((x) => x.state === "stale" || x.state === "error") };
+  return { at: s.at, pollIntervalMs: s.pollIntervalMs, stale: s.sources.filter((x) => x.state === "stale" || x.state === "error").map(sourceView) };
 }
 
 export function toSummaryView(s: SnapshotLike): SummaryView {
@@ -55,6 +58,6 @@ export function toSummaryView(s: SnapshotLike): SummaryView {
     monitors: s.analysis.monitorCounts,
     nodes: { total: s.analysis.nodes.length, byState, multiplePods: s.analysis.nodes.filter((n) => n.multiplePods).length },
     duplicates: s.analysis.duplicates.length,
-    sources: s.sources.map(({ source, state, lastSuccess, latencyMs, error }) => ({ source, state, lastSuccess, latencyMs, error })),
+    sources: s.sources.map(sourceView),
   };
 }

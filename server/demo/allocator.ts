@@ -130,7 +130,8 @@ export class DemoAllocator {
         serviceMonitors: this.store.missing.has("servicemonitors") ? [] : this.store.list("servicemonitors"),
         podMonitors: this.store.missing.has("podmonitors") ? [] : this.store.list("podmonitors"),
         staticJobs: o.staticJobs,
-        keep: (m: Parameters<typeof keepsMonitor>[1]) => keepsMonitor(o.role, m, o.annotationKey, this.routing),
+        // Only the cloudwatch fork routes monitors by annotation; an upstream TA keeps every monitor.
+        keep: (m: Parameters<typeof keepsMonitor>[1]) => o.flavor !== "cloudwatch" || keepsMonitor(o.role, m, o.annotationKey, this.routing),
       };
       this.jobs = discoverTargets(input);
       scrapeConfigs = scrapeConfigsFor(input);

@@ -84,6 +84,9 @@ class Watched implements WatchedKind {
       this.status.state = "error";
       this.status.error = describe(source, resource, err).toJSON();
       if (this.stopped) return;
+      // Retry with a fresh List (as client-go's reflector does): ListWatch re-lists only when it has no resourceVersion, and
+      // a watch resumed from the old one neither refreshes the cache nor tells this status that the source is back.
+      (this.informer as unknown as { resourceVersion: string }).resourceVersion = "";
       clearTimeout(this.retryTimer);
       this.retryTimer = setTimeout(() => void this.start(), this.backoffMs);
       this.backoffMs = Math.min(this.backoffMs * 2, 30_000);

@@ -1,0 +1,134 @@
+/**
+ * Acceptance 5 (issue 3): a configuration file with several errors makes the server exit non-zero before serving, naming
+ * each bad field. The real boot path (server/boot.ts, startServerRuntime) runs in a child process as the server runs it
+ * (react-server conditions, tsx for TypeScript). A file path inside a valid configuration that cannot be read (a TLS file)
+ * is reported when the source connects: a source error naming the file, not a crash.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import YAML from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, sleep } from "@/server/demo/acceptance/harness";
+import { ConfigError, loadConfigFile } from "@/server/config";
+import { ClusterPoller } from "@/server/poller";
+import { startDemoCluster, type DemoCluster } from "@/server/demo/cluster";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-config-"));
+
+/** Runs the server's boot with ALLOCATION_LENS_CONFIG=file; exit code and output, bounded. */
+async function boot(file: string, timeoutMs = 60_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "-e", "import('./server/boot.ts').then((m) => (m.startServerRuntime ?? m.default.startServerRuntime)())"], {
+    cwd: REPO,
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: file, NODE_OPTIONS: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+  const code = await Promise.race([
+    new Promise<number | string>((resolve) => child.once("exit", (c, s) => resolve(c ?? s ?? -1))),
+    sleep(timeoutMs).then(() => "timeout" as const),
+  ]);
+  if (code === "timeout") {
+    child.kill("SIGKILL");
+    await sleep(100);
+  }
+  return { code, stdout, stderr };
+}
+
+describe("configuration errors", () => {
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("a file with several errors exits 1 before serving and names each bad field, its value and what is expected", async () => {
+    const file = path.join(dir, "bad.yaml");
+    fs.writeFileSync(
+      file,
+      YAML.stringify({
+        clusters: [
+          {
+            name: "Prod_EU",
+            pollIntervalSeconds: 0,
+            pollInterval: 15,
+            targetAllocators: {
+              "per-node": { url: "ftp://ta.example", flavor: "cw", collectors: { namespace: "", selector: { "bad key!": "x" } } },
+            },
+          },
+        ],
+        history: { retentionDays: -1 },
+      }),
+    );
+    const r = await boot(file);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const err = r.stderr;
+    expect(err).toContain(file);
+    for (const [field, detail] of [
+      ["clusters[0].name", '"Prod_EU"'],
+      ["clusters[0].pollIntervalSeconds", "0"],
+      ["clusters[0]", "pollInterval"], // the unknown key
+      ["clusters[0].targetAllocators.per-node.url", '"ftp://ta.example"'],
+      ["clusters[0].targetAllocators.per-node.flavor", '"cw"'],
+      ["clusters[0].targetAllocators.per-node.collectors.namespace", "namespace"],
+      ["clusters[0].targetAllocators.per-node.collectors.selector.bad key!", ""],
+      ["history.retentionDays", "-1"],
+    ]) {
+      const line = err.split("\n").find((l) => l.includes(`${field}:`) && l.includes(detail));
+      expect(line, `a line naming ${field} with ${detail} in:\n${err}`).toBeTruthy();
+    }
+    expect(err).toMatch(/flavor: expected "upstream" or "cloudwatch"/);
+    expect(r.stdout).not.toMatch(/clusters:/); // nothing was started
+  }, 90_000);
+
+  // The same boot path, in-process (a spawn costs ~15 s of TypeScript compiling on a small machine): what boot prints.
+  it("a configuration file that cannot be read, or broken YAML, is a ConfigError naming the file", () => {
+    const missing = path.join(dir, "nope.yaml");
+    expect(() => loadConfigFile(missing)).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        loadConfigFile(missing);
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(message).toContain(missing);
+    expect(message).toContain("cannot read the file: ENOENT");
+    const broken = path.join(dir, "broken.yaml");
+    fs.writeFileSync(broken, "clusters:\n  - name: a\n   bad: [\n");
+    expect(() => loadConfigFile(broken)).toThrow(/YAML/);
+  });
+
+  describe("an unreadable TLS file in a valid configuration", () => {
+    let demo: DemoCluster;
+    let poller: ClusterPoller | undefined;
+    beforeAll(async () => {
+      demo = await startDemoCluster({ pollInterval: 1, nodes: 3, flavor: "cloudwatch" });
+    });
+    afterAll(async () => {
+      await poller?.stop();
+      await demo?.close();
+    });
+
+    it("is reported at connection time as an error of that TA's source naming the file; the other TA and Kubernetes work", async () => {
+      const doc = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
+      const missing = path.join(dir, "missing-ca.pem");
+      doc.clusters[0].targetAllocators["per-node"].tls.ca = missing;
+      const file = path.join(dir, "unreadable-ca.yaml");
+      fs.writeFileSync(file, YAML.stringify(doc));
+      const config = loadConfigFile(file); // valid: paths are read when the source connects
+      poller = new ClusterPoller(config.clusters[0]);
+      poller.start();
+      const s = await Promise.race([poller.next(), sleep(15_000).then(() => null)]);
+      expect(s, "a first snapshot within 15 s").not.toBeNull();
+      const src = s!.sources.find((x) => x.source === "demo/ta/per-node")!;
+      expect(src.state).toBe("error");
+      expect(src.error).toMatchObject({ kind: "config" });
+      expect(src.error!.message).toContain(missing);
+      expect(src.error!.message).toContain("ENOENT");
+      expect(s!.sources.find((x) => x.source === "demo/ta/cluster-scraper")!.state).toBe("ok");
+      expect(s!.analysis.roles["cluster-scraper"]!.targets).toBeGreaterThan(0);
+    });
+  });
+});

@@ -1,0 +1,315 @@
+/**
+ * Acceptance support for issue 3 (live data plane): an in-process demo cluster (real wire protocols on loopback: Kubernetes
+ * API, TAs over HTTP or mTLS, control API) read by the dashboard's PRODUCTION path: `getRuntime()` with
+ * ALLOCATION_LENS_CONFIG pointing at the demo's generated configuration, the history started as `server/boot.ts` does, the
+ * route handlers of `app/api/v1/*` called with real `Request`s, and `/metrics` through its route.
+ *
+ * `getRuntime()` is a process-wide singleton: one runtime per test file (vitest runs each file in its own fork).
+ * Every wait is bounded; `stop()` closes the runtime, the history and the demo.
+ */
+import fs from "node:fs";
+import YAML from "yaml";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { expect } from "vitest";
+import type { Role, TargetClass } from "@/lib/model";
+import { startDemoCluster, type DemoCluster, type DemoOptions } from "@/server/demo/cluster";
+import type { Runtime } from "@/server/runtime";
+import type { Snapshot } from "@/server/poller";
+import { waitFor, sleep, type Truth } from "@/server/demo/acceptance/harness";
+
+export { sleep, waitFor, type Truth };
+
+export interface Lens {
+  demo: DemoCluster;
+  runtime: Runtime;
+  cluster: string;
+  /** poll interval of the dashboard, ms */
+  intervalMs: number;
+  /** GET one API path (`/api/v1/...`, `/metrics`, `/api/healthz`) through its route handler */
+  get<T = unknown>(pathAndQuery: string): Promise<{ status: number; body: T; text: string; headers: Headers }>;
+  /** the parsed /metrics exposition */
+  metrics(): Promise<MetricSamples>;
+  truth(): Promise<Truth>;
+  latest(): Snapshot;
+  /** resolves with the first snapshot taken after now */
+  nextSnapshot(timeoutMs?: number): Promise<Snapshot>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions extends Partial<DemoOptions> {
+  /** rewrite the demo's generated dashboard configuration before the dashboard reads it */
+  configure?: (config: Record<string, any>) => Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** A route module as Next loads it; handlers differ in their parameters (none, the request, the request and params). */
+type RouteModule = { GET: unknown };
+type Handler = (request: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
+
+/** The route module and its params for an API path, as Next's router would resolve it. */
+async function route(pathname: string): Promise<{ mod: RouteModule; params?: Record<string, string> }> {
+  const m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(pathname);
+  if (m) return { mod: await import("@/app/api/v1/nodes/[name]/route"), params: { name: decodeURIComponent(m[1]) } };
+  switch (pathname) {
+    case "/api/v1/clusters":
+      return { mod: await import("@/app/api/v1/clusters/route") };
+    case "/api/v1/summary":
+      return { mod: await import("@/app/api/v1/summary/route") };
+    case "/api/v1/nodes":
+      return { mod: await import("@/app/api/v1/nodes/route") };
+    case "/api/v1/collectors":
+      return { mod: await import("@/app/api/v1/collectors/route") };
+    case "/api/v1/monitors":
+      return { mod: await import("@/app/api/v1/monitors/route") };
+    case "/api/v1/targets":
+      return { mod: await import("@/app/api/v1/targets/route") };
+    case "/api/v1/churn":
+      return { mod: await import("@/app/api/v1/churn/route") };
+    case "/api/v1/diagnostics":
+      return { mod: await import("@/app/api/v1/diagnostics/route") };
+    case "/metrics":
+      return { mod: await import("@/app/metrics/route") };
+    case "/api/healthz":
+      return { mod: await import("@/app/api/healthz/route") };
+    case "/api/readyz":
+      return { mod: await import("@/app/api/readyz/route") };
+  }
+  throw new Error(`no route for ${pathname} in the acceptance support`);
+}
+
+export async function startLens(options: StartOptions = {}): Promise<Lens> {
+  const { configure, ...demoOptions } = options;
+  const demo = await startDemoCluster({ pollInterval: 1, nodes: 6, seed: 7, ...demoOptions });
+  try {
+    if (configure) {
+      const doc = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
+      fs.writeFileSync(demo.info.dashboardConfig, YAML.stringify(configure(doc)));
+    }
+    process.env.ALLOCATION_LENS_CONFIG = demo.info.dashboardConfig;
+    const { getRuntime } = await import("@/server/runtime");
+    const { startHistory } = await import("@/server/history/registry");
+    const { churnCounters } = await import("@/server/metrics");
+    const runtime = await getRuntime();
+    // As server/boot.ts does once the runtime is up.
+    startHistory(runtime, { counters: churnCounters() });
+    const poller = [...runtime.pollers.values()][0];
+    const cluster = poller.config.name;
+    const intervalMs = poller.config.pollIntervalSeconds * 1000;
+    const nextSnapshot = (timeoutMs = 10 * intervalMs) =>
+      new Promise<Snapshot>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          off();
+          reject(new Error(`no poll finished within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const off = poller.onSnapshot((s) => {
+          clearTimeout(timer);
+          off();
+          resolve(s);
+        });
+      });
+    const lens: Lens = {
+      demo,
+      runtime,
+      cluster,
+      intervalMs,
+      async get<T>(pathAndQuery: string) {
+        const url = new URL(pathAndQuery, "http://lens.test");
+        const { mod, params } = await route(url.pathname);
+        const res = await (mod.GET as Handler)(new Request(url), params ? { params: Promise.resolve(params) } : undefined);
+        const text = await res.text();
+        let body: unknown = text;
+        if ((res.headers.get("content-type") ?? "").includes("json")) body = JSON.parse(text);
+        return { status: res.status, body: body as T, text, headers: res.headers };
+      },
+      async metrics() {
+        const r = await lens.get<string>("/metrics");
+        expect(r.status).toBe(200);
+        return parseMetrics(r.text);
+      },
+      async truth() {
+        // GET <control>/truth, the ground truth as the control API serves it
+        const r = await fetch(`${demo.info.control}/truth`, { signal: AbortSignal.timeout(5000) });
+        expect(r.status).toBe(200);
+        return (await r.json()) as Truth;
+      },
+      latest: () => {
+        const s = poller.latest;
+        if (!s) throw new Error("no snapshot yet");
+        return s;
+      },
+      nextSnapshot,
+      async stop() {
+        const { stopHistory } = await import("@/server/history/registry");
+        stopHistory();
+        await runtime.stop();
+        await demo.close();
+      },
+    };
+    // Two full polls: the first one may race the informers' initial lists.
+    await poller.next();
+    await nextSnapshot();
+    return lens;
+  } catch (e) {
+    await demo.close();
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// /metrics
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export class MetricSamples {
+  constructor(readonly samples: Sample[]) {}
+  /** every sample of `name` whose labels include `labels` */
+  all(name: string, labels: Record<string, string> = {}): Sample[] {
+    return this.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  }
+  /** the value of the one sample of `name` with `labels`; undefined when there is none */
+  value(name: string, labels: Record<string, string> = {}): number | undefined {
+    const found = this.all(name, labels);
+    if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${found.length} series`);
+    return found[0]?.value;
+  }
+}
+
+/** Prometheus text exposition -> samples, with the same parser the TA client uses. */
+export function parseMetrics(text: string): MetricSamples {
+  const families = parsePrometheusTextFormat(text) as { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[];
+  const samples: Sample[] = [];
+  for (const f of families) for (const m of f.metrics) if (m.value !== undefined) samples.push({ name: f.name, labels: m.labels ?? {}, value: Number(m.value) });
+  return new MetricSamples(samples);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// ground truth -> expectations
+
+export type ClassCounts = Record<TargetClass, number>;
+
+/** The class of every assigned target of the truth, computed independently of lib/analysis from the truth and node zones. */
+export function expectedClasses(t: Truth, zoneOf: ReadonlyMap<string, string | null>): Partial<Record<Role, ClassCounts>> {
+  const out: Partial<Record<Role, ClassCounts>> = {};
+  const collectors = new Map(t.collectors.map((c) => [`${c.role}/${c.id}`, c]));
+  for (const x of t.targets) {
+    if (!x.collector) continue;
+    const counts = (out[x.role] ??= { ghost: 0, nodeless: 0, local: 0, cross_zone: 0, cross_node: 0 });
+    const c = collectors.get(`${x.role}/${x.collector}`);
+    if (!c || !c.eligible) counts.ghost++;
+    else if (!x.node) counts.nodeless++;
+    else if (c.node === x.node) counts.local++;
+    else if (zoneOf.get(x.node) && zoneOf.get(c.node) && zoneOf.get(x.node) !== zoneOf.get(c.node)) counts.cross_zone++;
+    else counts.cross_node++;
+  }
+  return out;
+}
+
+export function zonesOf(demo: DemoCluster): Map<string, string | null> {
+  return new Map(demo.store.list("nodes").map((n) => [n.metadata.name, n.metadata.labels?.["topology.kubernetes.io/zone"] ?? null]));
+}
+
+export interface TargetRowLike {
+  role: Role;
+  job: string;
+  address: string;
+  collector: string;
+  class: TargetClass;
+}
+
+/** Every target row through GET /api/v1/targets, page by page. */
+export async function allTargets(lens: Lens, query = ""): Promise<TargetRowLike[]> {
+  const rows: TargetRowLike[] = [];
+  for (let offset = 0; offset < 100_000; ) {
+    const r = await lens.get<{ matched: number; rows: TargetRowLike[] }>(`/api/v1/targets?limit=1000&offset=${offset}${query ? `&${query}` : ""}`);
+    expect(r.status).toBe(200);
+    rows.push(...r.body.rows);
+    offset += 1000;
+    if (offset >= r.body.matched) break;
+  }
+  return rows;
+}
+
+/**
+ * Waits until `probe` holds, and asserts it took at most two poll intervals (plus `slackMs` for the informer and the poll
+ * itself) counted from `since`: the moment the demo's truth showed the fault.
+ */
+export async function withinTwoPolls<T>(lens: Lens, what: string, since: number, probe: () => Promise<T | undefined | false>, slackMs = 1500): Promise<T> {
+  const budget = 2 * lens.intervalMs + slackMs;
+  let last: unknown;
+  const value = await waitFor(what, async () => (last = await probe()), {
+    timeoutMs: budget + 5000,
+    intervalMs: 50,
+    last: () => (last === false || last === undefined ? { summary: lens.latest().analysis.roles } : last),
+  });
+  const took = Date.now() - since;
+  expect(took, `${what}: seen after ${took} ms, budget ${budget} ms (two poll intervals + slack)`).toBeLessThanOrEqual(budget);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// faults
+
+interface SummaryLike {
+  roles: Partial<Record<Role, { targets: number; classes: ClassCounts; localityRatio: number | null; drift: number; unassigned: number | null; unassignedReported: number | null }>>;
+  monitors: Record<string, number> | null;
+  sources: { source: string; state: string }[];
+}
+
+/** The summary as the API serves it. */
+export async function summary(lens: Lens): Promise<SummaryLike> {
+  const r = await lens.get<SummaryLike>("/api/v1/summary");
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+/** DELETE <control>/faults, then wait (bounded) until the API shows the calm cluster again. */
+export async function healAndSettle(lens: Lens, timeoutMs = 25_000): Promise<void> {
+  const r = await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", signal: AbortSignal.timeout(5000) });
+  expect(r.status).toBe(200);
+  let last: unknown;
+  await waitFor(
+    "the API to show the calm cluster again after DELETE /faults",
+    async () => {
+      const s = (last = await summary(lens));
+      const pn = s.roles["per-node"]!;
+      return (
+        s.sources.every((x) => x.state === "ok") &&
+        Object.values(s.roles).every((r) => r!.classes.ghost === 0 && r!.drift === 0) &&
+        pn.localityRatio === 1 &&
+        (s.monitors === null || (s.monitors.double === 0 && s.monitors.orphaned === 0 && s.monitors.misrouted === 0))
+      );
+    },
+    { timeoutMs, intervalMs: 200, last: () => last },
+  );
+}
+
+/** POST <control>/faults; returns when the demo answered 200. */
+export async function inject(lens: Lens, body: Record<string, unknown>): Promise<string> {
+  const r = await fetch(`${lens.demo.info.control}/faults`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(5000),
+  });
+  const text = await r.text();
+  if (r.status !== 200) throw new Error(`POST /faults ${JSON.stringify(body)} -> ${r.status} ${text}`);
+  return (JSON.parse(text) as { did: string }).did;
+}
+
+/** Waits (bounded) until the demo's truth satisfies `probe`; returns the moment it did and that truth. */
+export async function truthShows(lens: Lens, what: string, probe: (t: Truth) => boolean, timeoutMs = 15_000): Promise<{ at: number; truth: Truth }> {
+  let t: Truth | undefined;
+  await waitFor(`the demo's truth to show ${what}`, async () => probe((t = await lens.truth())), { timeoutMs, intervalMs: 50 });
+  return { at: Date.now(), truth: t! };
+}
+
+/** A node with per-node targets, picked deterministically (the `i`th by name). */
+export function nodeWithTargets(t: Truth, i: number): { node: string; pod: string; targets: Truth["targets"] } {
+  const nodes = [...new Set(t.targets.filter((x) => x.role === "per-node" && x.node).map((x) => x.node!))].sort();
+  const node = nodes[i % nodes.length];
+  const pod = t.collectors.find((c) => c.role === "per-node" && c.node === node && c.eligible)!.id;
+  return { node, pod, targets: t.targets.filter((x) => x.role === "per-node" && x.node === node) };
+}
