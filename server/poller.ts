@@ -29,6 +29,8 @@ export interface Snapshot {
   cluster: string;
   at: number;
   pollMs: number;
+  /** process CPU time during the poll (includes whatever else the process did meanwhile) */
+  pollCpuMs: number;
   pollIntervalMs: number;
   analysis: Analysis;
   sources: SourceStatus[];
@@ -115,6 +117,7 @@ export class ClusterPoller {
 
   private async poll(): Promise<void> {
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     const readings = await Promise.all(
       [...this.tas].map(async ([role, client]) => {
         const status = this.taStatus.get(role)!;
@@ -174,6 +177,7 @@ export class ClusterPoller {
       cluster: this.config.name,
       at: Date.now(),
       pollMs: performance.now() - started,
+      pollCpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpuStarted)),
       pollIntervalMs: this.config.pollIntervalSeconds * 1000,
       analysis,
       sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),

@@ -9,7 +9,7 @@ export function StaleBanner({ stale }: { stale: readonly SourceView[] }) {
       <div>
         <strong>
           {stale.length === 1 ? "One source is failing" : `${stale.length} sources are failing`}
-          {hasData ? ": showing its last good data" : ""}
+          {hasData ? `: showing ${stale.length === 1 ? "its" : "their"} last good data` : ""}
         </strong>
         <ul>
           {stale.map((s) => (

@@ -29,6 +29,8 @@ export const DERIVED_METRICS = {
   nodesWithoutCollector: spec("allocation_lens_nodes_without_collector", "gauge", ["cluster"], "Nodes with targets but no per-node agent pod."),
   sourceUp: spec("allocation_lens_source_up", "gauge", ["cluster", "source"], "1 when the source (a TA or a Kubernetes informer) succeeded at the last poll, 0 otherwise."),
   pollDuration: spec("allocation_lens_poll_duration_seconds", "gauge", ["cluster"], "Duration of the last poll of the cluster."),
+  pollCpu: spec("allocation_lens_poll_cpu_seconds", "gauge", ["cluster"], "CPU time of the process during the last poll (reading, validating and analysing)."),
+  pollBytes: spec("allocation_lens_poll_bytes", "gauge", ["cluster"], "Bytes read from the TAs by the last poll."),
   lastPoll: spec("allocation_lens_last_poll_timestamp_seconds", "gauge", ["cluster"], "When the last poll of the cluster finished (Unix time)."),
   taRequests: spec("allocation_lens_ta_requests_total", "counter", ["cluster", "role"], "HTTP requests sent to the TA since the dashboard started."),
   info: spec("allocation_lens_info", "gauge", ["version"], "Allocation Lens build information."),
@@ -54,6 +56,8 @@ export interface MetricsSnapshotLike {
   cluster: string;
   at: number;
   pollMs: number;
+  pollCpuMs?: number;
+  bytesLastPoll?: number;
   sources: readonly { source: string; state: string }[];
   analysis: {
     roles: Partial<Record<Role, Pick<RoleSummary, "classes" | "unassigned" | "localityRatio">>>;
@@ -95,6 +99,8 @@ export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<
   push(DERIVED_METRICS.nodesWithoutCollector, { cluster }, s.analysis.nodesWithoutCollector.length);
   for (const src of s.sources) push(DERIVED_METRICS.sourceUp, { cluster, source: sourceLabel(src.source, cluster) }, src.state === "ok" ? 1 : 0);
   push(DERIVED_METRICS.pollDuration, { cluster }, s.pollMs / 1000);
+  if (s.pollCpuMs !== undefined) push(DERIVED_METRICS.pollCpu, { cluster }, s.pollCpuMs / 1000);
+  if (s.bytesLastPoll !== undefined) push(DERIVED_METRICS.pollBytes, { cluster }, s.bytesLastPoll);
   push(DERIVED_METRICS.lastPoll, { cluster }, s.at / 1000);
   for (const [role, n] of Object.entries(taRequests)) if (typeof n === "number") push(DERIVED_METRICS.taRequests, { cluster, role }, n);
   return out;

@@ -1,0 +1,28 @@
+import type { CollectorRow } from "@/lib/analysis/types";
+import { ELIGIBILITY_LABEL, eligibilityOf } from "@/lib/views/collectors-view";
+import s from "./collectors.module.css";
+
+interface TooltipProps {
+  active?: boolean;
+  payload?: readonly { payload?: { row?: CollectorRow } }[];
+}
+
+/** Tooltip of one collector bar: every string rendered as text. */
+export function CollectorTooltip({ active, payload }: TooltipProps) {
+  const row = payload?.[0]?.payload?.row;
+  if (!active || !row) return null;
+  const e = eligibilityOf(row);
+  return (
+    <div className={s.tooltip}>
+      <strong>{row.id}</strong>
+      <span>{row.node ?? "no node"}</span>
+      <span>
+        {row.targets.toLocaleString("en-US")} targets · {(row.share * 100).toFixed(1)}%
+      </span>
+      <span>
+        {ELIGIBILITY_LABEL[e]}
+        {e !== "eligible" && row.reason ? `: ${row.reason}` : ""}
+      </span>
+    </div>
+  );
+}

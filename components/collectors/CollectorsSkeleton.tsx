@@ -1,0 +1,32 @@
+import { Panel, Skeleton } from "@/components/ui/Panel";
+import s from "./collectors.module.css";
+
+/** Shaped like the view: one panel per role (chart + figures), then the table. */
+export function CollectorsSkeleton({ embed }: { embed?: boolean }) {
+  return (
+    <div aria-busy="true" aria-label="Loading collectors">
+      <div className="page-head">
+        <Skeleton height={embed ? 18 : 24} width={200} />
+      </div>
+      <div className={s.stack}>
+        {["Per-node agent", "Cluster-scraper agent"].map((t) => (
+          <Panel key={t} title={t} aria-busy>
+            <div className={embed ? s.roleBodyCompact : s.roleBody}>
+              <Skeleton height={embed ? 130 : 200} />
+              <Skeleton height={embed ? 60 : 120} />
+            </div>
+          </Panel>
+        ))}
+        {embed ? null : (
+          <Panel title="All collectors" aria-busy>
+            {Array.from({ length: 6 }, (_, i) => (
+              <div key={i} style={{ marginTop: 8 }}>
+                <Skeleton height={20} />
+              </div>
+            ))}
+          </Panel>
+        )}
+      </div>
+    </div>
+  );
+}

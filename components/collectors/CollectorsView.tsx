@@ -1,0 +1,87 @@
+"use client";
+import { useCollectors } from "@/components/data/queries";
+import { DataAge } from "@/components/ui/DataAge";
+import { StaleBanner } from "@/components/ui/StaleBanner";
+import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
+import { RefreshBanner } from "@/components/ownership/RefreshBanner";
+import { collectorSources, filterCollectors, sortCollectors } from "@/lib/views/collectors-view";
+import { CollectorTable } from "./CollectorTable";
+import { CollectorsSkeleton } from "./CollectorsSkeleton";
+import { RolePanel } from "./RolePanel";
+import { useCollectorFilter } from "./useCollectorFilter";
+import s from "./collectors.module.css";
+
+const API = "/api/v1/collectors";
+
+/** Collectors per role: targets per collector, imbalance, where the TA and Kubernetes disagree, and every collector. */
+export function CollectorsView({ embed = false }: { embed?: boolean }) {
+  const q = useCollectors();
+  const f = useCollectorFilter();
+  if (q.isPending) return <CollectorsSkeleton embed={embed} />;
+  if (q.isError && !q.data) return <ErrorState message={`${API}: ${q.error.message}`} />;
+  const v = q.data!;
+  const all = v.roles.flatMap((r) => r.collectors);
+  const shown = sortCollectors(filterCollectors(all, f.q), f.sort, f.dir);
+  const hidden = all.length - shown.length;
+  const show = (text: string) => {
+    f.setQ(text);
+    document.getElementById("all-collectors")?.scrollIntoView({ behavior: "smooth", block: "start" });
+  };
+
+  return (
+    <div className={embed ? s.embed : undefined}>
+      <div className="page-head">
+        {embed ? <h1 className={s.embedTitle}>Collectors</h1> : <h1>Collectors</h1>}
+        {embed ? null : <p>{v.cluster}: how each TA spreads targets over its collector pods, and which pods it gets wrong</p>}
+        <span style={{ marginLeft: "auto" }}>
+          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
+        </span>
+      </div>
+      <RefreshBanner api={API} error={q.isError ? q.error : null} at={v.at} />
+      <StaleBanner stale={collectorSources(v.stale)} />
+      <div className={s.stack}>
+        {v.roles.length === 0 ? (
+          <Panel title="Collectors">
+            <EmptyState title="No Target Allocator is configured for this cluster" hint="Add a targetAllocators entry to the cluster's configuration." />
+          </Panel>
+        ) : null}
+        {v.roles.map((r) => (
+          <RolePanel key={r.role} role={r} compact={embed} onShow={embed ? undefined : show} />
+        ))}
+        {embed ? null : (
+          <div id="all-collectors" className={s.anchor}>
+            <Panel title="All collectors" right={<span className="age">{hidden > 0 ? `${shown.length.toLocaleString("en-US")} of ${all.length.toLocaleString("en-US")}` : all.length.toLocaleString("en-US")} collectors</span>}>
+              <div className={s.toolbar}>
+                <label>
+                  <span className="sr-only">Filter collectors</span>
+                  <input className={`input ${s.search}`} type="search" placeholder="id, node, zone, phase, not_eligible, ta_only…" value={f.q} onChange={(e) => f.setQ(e.target.value)} />
+                </label>
+                <button type="button" className={`btn btn-ghost ${f.q ? "" : s.invisible}`} onClick={() => f.setQ("")}>
+                  Clear filter
+                </button>
+              </div>
+              <TableBody total={all.length} shown={shown} hidden={hidden} f={f} />
+            </Panel>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TableBody({ total, shown, hidden, f }: { total: number; shown: ReturnType<typeof sortCollectors>; hidden: number; f: ReturnType<typeof useCollectorFilter> }) {
+  if (total === 0) return <EmptyState title="No collectors" hint="No agent pod matches the selectors, and no TA lists a collector." />;
+  if (shown.length === 0) {
+    return (
+      <EmptyState
+        title={`No collector matches “${f.q}” (${hidden.toLocaleString("en-US")} hidden)`}
+        action={
+          <button type="button" className="btn" onClick={() => f.setQ("")}>
+            Clear filter
+          </button>
+        }
+      />
+    );
+  }
+  return <CollectorTable rows={shown} sort={f.sort} dir={f.dir} onSort={f.sortBy} />;
+}

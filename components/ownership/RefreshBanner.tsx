@@ -1,0 +1,13 @@
+/** The dashboard's own API failed on a refetch: the last answer stays on screen, and says so. */
+export function RefreshBanner({ api, error, at }: { api: string; error: Error | null; at: number | undefined }) {
+  if (!error) return null;
+  return (
+    <div className="banner warn" role="status" aria-live="polite">
+      <div>
+        <strong>Could not refresh from {api}: showing the last answer</strong>
+        {error.message}
+        {at ? ` (data from ${new Date(at).toLocaleTimeString("en-GB", { hour12: false })})` : ""}
+      </div>
+    </div>
+  );
+}
