@@ -1,0 +1,249 @@
+/**
+ * `npm run bench`: Allocation Lens at the largest Kubernetes scale on this machine.
+ *
+ * Starts the demo cluster at 5,000 nodes (its own process, as a real TA would be), the built dashboard against it (its own
+ * process), lets the real poller and analysis run, reads the same bytes itself to time a plain JSON.parse of them, measures
+ * the API while polls run, and drives the node map and the targets page in Chromium. Prints a table, then one JSON line.
+ *
+ * Options: --nodes N (default 5000), --polls N (default 10), --interval S (dashboard poll interval, default 15).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { parseArgs } from "node:util";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { chromium } from "@playwright/test";
+import { loadConfigFile } from "@/server/config";
+import { TaHttp } from "@/server/ta/http";
+import { escapeJobId } from "@/lib/routing";
+import { ROLES } from "@/lib/model";
+
+const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" } } });
+const NODES = Number(values.nodes ?? 5000);
+const POLLS = Number(values.polls ?? 10);
+const INTERVAL = Number(values.interval ?? 15);
+const root = path.resolve(import.meta.dirname, "..");
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-"));
+const children: ChildProcess[] = [];
+const started = Date.now();
+const log = (m: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`);
+
+process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
+
+function rssOfTree(pid: number): number {
+  const out = spawnSync("ps", ["-eo", "pid=,ppid=,rss="], { encoding: "utf8" }).stdout;
+  const rows = out.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number));
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, pp] of rows) if (tree.has(pp) && !tree.has(p)) (tree.add(p), (grew = true));
+  }
+  return rows.filter(([p]) => tree.has(p)).reduce((s, [, , rss]) => s + rss * 1024, 0);
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+
+async function metrics(base: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const f of parsePrometheusTextFormat(text) as { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[]) {
+    for (const m of f.metrics) {
+      const key = `${f.name}${m.labels?.role ? `{${m.labels.role}}` : ""}`;
+      out.set(key, (out.get(key) ?? 0) + Number(m.value ?? NaN));
+    }
+  }
+  return out;
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    log("building the dashboard (next build)...");
+    const b = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (b.status !== 0) throw new Error("next build failed");
+  }
+  log(`starting the demo cluster at ${NODES} nodes...`);
+  const demo = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--nodes", String(NODES), "--poll-interval", String(INTERVAL), "--dir", dir], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(demo);
+  const info = await new Promise<{ dashboardConfig: string; control: string }>((resolve, reject) => {
+    demo.once("exit", (c) => reject(new Error(`demo exited ${c}`)));
+    readline.createInterface({ input: demo.stdout! }).on("line", (l) => l.startsWith("{") && resolve(JSON.parse(l)));
+  });
+  const config = loadConfigFile(info.dashboardConfig);
+  const cluster = config.clusters[0];
+
+  log("starting the dashboard...");
+  const port = 3190;
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  children.push(server);
+  for (;;) {
+    const r = await fetch(`${base}/api/readyz`).catch(() => null);
+    if (r?.ok) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  log("first poll done");
+
+  // The yardstick: the same bytes, fetched by this process, parsed with a plain JSON.parse.
+  const bodies: Buffer[] = [];
+  for (const role of ROLES) {
+    const ta = cluster.targetAllocators[role];
+    if (!ta) continue;
+    const http = new TaHttp(`bench/${role}`, ta);
+    const jobs = Object.keys(JSON.parse((await http.get("/jobs")).body.toString("utf8")));
+    bodies.push((await http.get("/jobs")).body);
+    for (const job of jobs) bodies.push((await http.get(`/jobs/${escapeJobId(job)}/targets`)).body);
+    http.close();
+  }
+  const jsonBytes = bodies.reduce((s, b) => s + b.length, 0);
+  const parseTimes: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const c0 = process.cpuUsage();
+    for (const b of bodies) JSON.parse(b.toString("utf8"));
+    const c = process.cpuUsage(c0);
+    parseTimes.push((c.user + c.system) / 1000);
+  }
+  const parseMs = Math.min(...parseTimes);
+  bodies.length = 0;
+  log(`JSON.parse of ${(jsonBytes / 1e6).toFixed(0)} MB: ${parseMs.toFixed(0)} ms CPU`);
+
+  // Churn during the run: a rollout of the per-node agents.
+  await fetch(`${info.control}/faults`, { method: "POST", body: JSON.stringify({ fault: "rollout", role: "per-node" }) });
+
+  // Polls: wall, CPU, bytes from the dashboard's own /metrics; API latency sampled all along.
+  const polls: { wallMs: number; cpuMs: number; bytes: number }[] = [];
+  const apiLatencies: number[] = [];
+  let lastPollAt = (await metrics(base)).get("allocation_lens_last_poll_timestamp_seconds") ?? 0;
+  const reqStart = new Map<string, number>();
+  for (const [k, v] of await metrics(base)) if (k.startsWith("allocation_lens_ta_requests_total")) reqStart.set(k, v);
+  const pollsBefore = POLLS;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const t = performance.now();
+      await fetch(`${base}/api/v1/summary`).then((r) => r.arrayBuffer());
+      apiLatencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  while (polls.length < pollsBefore) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const m = await metrics(base);
+    const at = m.get("allocation_lens_last_poll_timestamp_seconds") ?? 0;
+    if (at > lastPollAt) {
+      lastPollAt = at;
+      polls.push({ wallMs: (m.get("allocation_lens_poll_duration_seconds") ?? NaN) * 1000, cpuMs: (m.get("allocation_lens_poll_cpu_seconds") ?? NaN) * 1000, bytes: m.get("allocation_lens_poll_bytes") ?? NaN });
+      log(`poll ${polls.length}: ${polls.at(-1)!.wallMs.toFixed(0)} ms wall, ${polls.at(-1)!.cpuMs.toFixed(0)} ms CPU, ${(polls.at(-1)!.bytes / 1e6).toFixed(0)} MB`);
+    }
+  }
+  sampling = false;
+  await sampler;
+  const rss = rssOfTree(server.pid!);
+  const reqEnd = await metrics(base);
+  let taRequests = 0;
+  for (const [k, v] of reqEnd) if (k.startsWith("allocation_lens_ta_requests_total")) taRequests += v - (reqStart.get(k) ?? 0);
+
+  // API answers.
+  const api: Record<string, { bytes: number; ms: number }> = {};
+  for (const [name, p] of [["summary", "/api/v1/summary"], ["nodes", "/api/v1/nodes"], ["targets", "/api/v1/targets?limit=200"]] as const) {
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      bytes = (await (await fetch(`${base}${p}`)).arrayBuffer()).byteLength;
+      times.push(performance.now() - t);
+    }
+    api[name] = { bytes, ms: pct(times, 50) };
+  }
+
+  // Browser.
+  log("browser timings...");
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  let t = performance.now();
+  await page.goto(`${base}/nodes`);
+  const tile = page.locator("[data-node]").first();
+  await tile.waitFor({ state: "visible", timeout: 60_000 });
+  const nodeMapPaintMs = performance.now() - t;
+  // Feedback: time from a pointer move onto a tile to the next painted frame showing its tooltip or focus.
+  const feedbackMs = await page.evaluate(async () => {
+    const tiles = [...document.querySelectorAll<HTMLElement>("[data-node]")];
+    const target = tiles[Math.floor(tiles.length / 2)];
+    const r = target.getBoundingClientRect();
+    const t0 = performance.now();
+    target.dispatchEvent(new PointerEvent("pointerover", { bubbles: true, clientX: r.x + 2, clientY: r.y + 2 }));
+    target.dispatchEvent(new MouseEvent("mouseover", { bubbles: true, clientX: r.x + 2, clientY: r.y + 2 }));
+    target.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: r.x + 2, clientY: r.y + 2 }));
+    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+    return performance.now() - t0;
+  });
+  t = performance.now();
+  await page.goto(`${base}/targets`);
+  await page.locator("[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex=\"1\"])").first().waitFor({ state: "visible", timeout: 60_000 });
+  const targetsFirstRowsMs = performance.now() - t;
+  await browser.close();
+
+  const cpu = polls.map((p) => p.cpuMs);
+  const wall = polls.map((p) => p.wallMs);
+  const result = {
+    nodes: NODES,
+    targetsBytesPerPoll: pct(polls.map((p) => p.bytes), 50),
+    pollWallMsP50: pct(wall, 50),
+    pollCpuMsP50: pct(cpu, 50),
+    jsonParseMs: parseMs,
+    cpuOverParse: pct(cpu, 50) / parseMs,
+    serverRssBytesAfterPolls: rss,
+    polls: polls.length,
+    api,
+    apiP95MsDuringPolls: pct(apiLatencies, 95),
+    apiSamples: apiLatencies.length,
+    taRequestsPerPoll: taRequests / polls.length,
+    nodeMapFirstPaintMs: nodeMapPaintMs,
+    nodeMapFeedbackMs: feedbackMs,
+    targetsFirstRowsMs,
+    totalSeconds: (Date.now() - started) / 1000,
+  };
+  const rows: [string, string, string][] = [
+    ["bytes fetched per poll", `${(result.targetsBytesPerPoll / 1e6).toFixed(0)} MB`, ""],
+    ["poll + analysis wall (p50)", `${result.pollWallMsP50.toFixed(0)} ms`, ""],
+    ["poll + analysis CPU (p50)", `${result.pollCpuMsP50.toFixed(0)} ms`, ""],
+    ["plain JSON.parse of the same bytes", `${parseMs.toFixed(0)} ms`, ""],
+    ["CPU / JSON.parse", result.cpuOverParse.toFixed(2), "target <= 2"],
+    [`server RSS after ${polls.length} polls`, `${(rss / 2 ** 20).toFixed(0)} MiB`, "target <= 1024 MiB"],
+    ["summary answer", `${(api.summary.bytes / 1e3).toFixed(1)} kB, ${api.summary.ms.toFixed(0)} ms`, "target <= 100 kB, 50 ms"],
+    ["nodes answer", `${(api.nodes.bytes / 1e3).toFixed(0)} kB, ${api.nodes.ms.toFixed(0)} ms`, ""],
+    ["targets answer (200 rows)", `${(api.targets.bytes / 1e3).toFixed(0)} kB, ${api.targets.ms.toFixed(0)} ms`, ""],
+    ["API p95 while polling", `${result.apiP95MsDuringPolls.toFixed(0)} ms (${apiLatencies.length} samples)`, "target <= 100 ms"],
+    ["TA requests per poll", result.taRequestsPerPoll.toFixed(0), "one per job + 4 per TA"],
+    ["node map first paint", `${nodeMapPaintMs.toFixed(0)} ms`, "target <= 1500 ms"],
+    ["node map hover feedback", `${feedbackMs.toFixed(0)} ms`, "target <= 100 ms"],
+    ["targets page first rows", `${targetsFirstRowsMs.toFixed(0)} ms`, "target <= 1000 ms"],
+  ];
+  for (const [k, v, target] of rows) console.log(`${k.padEnd(38)} ${v.padEnd(28)} ${target}`);
+  console.log(JSON.stringify(result));
+}
+
+main()
+  .catch((e) => {
+    console.error(`bench failed: ${(e as Error).stack ?? e}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    fs.rmSync(dir, { recursive: true, force: true });
+    setTimeout(() => process.exit(), 2000).unref();
+  });
