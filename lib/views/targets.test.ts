@@ -50,3 +50,18 @@ describe("pageTargets", () => {
     expect(targetQuerySchema.safeParse({ colour: "red" }).success).toBe(false);
   });
 });
+
+describe("pageTargets over pages of one snapshot", () => {
+  it("returns consecutive, non-overlapping pages that cover the whole match", () => {
+    const many: TargetRow[] = Array.from({ length: 1000 }, (_, i) => row({ address: `10.0.${i % 7}.${i}:9100`, job: `job-${i % 13}` }));
+    const seen: string[] = [];
+    for (let offset = 0; offset < 1000; offset += 300) {
+      const p = pageTargets(many, q({ offset: String(offset), limit: "300" }));
+      seen.push(...p.rows.map((r) => `${r.job}|${r.address}`));
+    }
+    expect(seen).toHaveLength(1000);
+    expect(new Set(seen).size).toBe(1000);
+    const sortedByJob = seen.map((s) => s.split("|")[0]);
+    expect(sortedByJob).toEqual([...sortedByJob].sort());
+  });
+});

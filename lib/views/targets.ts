@@ -56,14 +56,37 @@ export function matchTargets(rows: readonly TargetRow[], q: TargetQuery): Target
 
 const CLASS_ORDER: Record<string, number> = { ghost: 0, cross_zone: 1, cross_node: 2, nodeless: 3, local: 4 };
 
-export function pageTargets(rows: readonly TargetRow[], q: TargetQuery): TargetPage {
+/** Code-point order: stable, locale-independent, and much cheaper than localeCompare over 150,000 rows. */
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+interface Matched {
+  rows: TargetRow[];
+  byClass: Record<string, number>;
+}
+
+/** Filtered and sorted rows per snapshot (the rows array) and filter set: scrolling pages through them costs a slice. */
+const cache = new WeakMap<readonly TargetRow[], Map<string, Matched>>();
+const CACHE_PER_SNAPSHOT = 16;
+
+function matchAndSort(rows: readonly TargetRow[], q: TargetQuery): Matched {
+  const key = JSON.stringify({ ...q, offset: 0, limit: 0 });
+  let perSnapshot = cache.get(rows);
+  if (!perSnapshot) cache.set(rows, (perSnapshot = new Map()));
+  const hit = perSnapshot.get(key);
+  if (hit) return hit;
   const matched = matchTargets(rows, q);
   const byClass: Record<string, number> = {};
   for (const t of matched) byClass[t.class] = (byClass[t.class] ?? 0) + 1;
-  const key = q.sort;
-  const sorted =
-    key === "class"
-      ? [...matched].sort((a, b) => CLASS_ORDER[a.class] - CLASS_ORDER[b.class] || a.job.localeCompare(b.job) || a.address.localeCompare(b.address))
-      : [...matched].sort((a, b) => (a[key] ?? "").localeCompare(b[key] ?? "") || a.address.localeCompare(b.address));
-  return { total: rows.length, matched: matched.length, offset: q.offset, limit: q.limit, rows: sorted.slice(q.offset, q.offset + q.limit), byClass };
+  const k = q.sort;
+  if (k === "class") matched.sort((a, b) => CLASS_ORDER[a.class] - CLASS_ORDER[b.class] || cmp(a.job, b.job) || cmp(a.address, b.address));
+  else matched.sort((a, b) => cmp(a[k] ?? "", b[k] ?? "") || cmp(a.address, b.address));
+  const value = { rows: matched, byClass };
+  if (perSnapshot.size >= CACHE_PER_SNAPSHOT) perSnapshot.delete(perSnapshot.keys().next().value!);
+  perSnapshot.set(key, value);
+  return value;
+}
+
+export function pageTargets(rows: readonly TargetRow[], q: TargetQuery): TargetPage {
+  const m = matchAndSort(rows, q);
+  return { total: rows.length, matched: m.rows.length, offset: q.offset, limit: q.limit, rows: m.rows.slice(q.offset, q.offset + q.limit), byClass: m.byClass };
 }

@@ -1,0 +1,70 @@
+"use client";
+/**
+ * Query factories of the Lost and Targets views, built on the shared keys and fetcher of ./queries (kept in their own file
+ * so the views can grow without editing the shared one).
+ */
+import { keepPreviousData, queryOptions, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { TargetRow } from "@/lib/analysis/types";
+import type { LostView } from "@/lib/views/lost";
+import { POLL_MS, apiPath, getJson, queryKeys, targetsQuery, useCluster } from "@/components/data/queries";
+
+export const lostQuery = (cluster?: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.view(cluster, "lost"),
+    queryFn: ({ signal }) => getJson<LostView>(apiPath("/api/v1/lost", { cluster }), signal),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+
+export const useLost = () => useQuery(lostQuery(useCluster()));
+
+type Params = Record<string, string | number | undefined>;
+
+/**
+ * The first page of a target listing: its rows plus the counts (total, matched, byClass) and freshness of the whole
+ * match. Keeps the previous filter's answer on screen while the new one loads, so nothing jumps.
+ */
+export const useTargetHead = (params: Params, pageSize: number) => useQuery(targetsQuery(useCluster(), { ...params, offset: 0, limit: pageSize }));
+
+/** Class counts under every filter but the class filter (what each class chip would show); only needed while one is set. */
+export const useTargetFacets = (params: Params, enabled: boolean) => {
+  const cluster = useCluster();
+  return useQuery({ ...targetsQuery(cluster, { ...params, offset: 0, limit: 1 }), enabled, select: (d) => d.byClass });
+};
+
+export interface TargetPages {
+  /** rows of every loaded page, by page number */
+  pages: Map<number, TargetRow[]>;
+  /** the first failure among the requested pages */
+  error: Error | null;
+}
+
+/**
+ * Further pages of the same listing. `fetch` pages are fetched and polled; `show` pages are only read from the cache
+ * (pages seen before render at once while the list scrolls; the others render as loading rows until fetched). No
+ * placeholder: a page of other rows would show at the wrong place.
+ */
+export function useTargetPages(params: Params, fetch: readonly number[], show: readonly number[], pageSize: number): TargetPages {
+  const cluster = useCluster();
+  const client = useQueryClient();
+  const options = (p: number) => targetsQuery(cluster, { ...params, offset: p * pageSize, limit: pageSize });
+  const fetched = useQueries({
+    queries: fetch.map((p) => ({ ...options(p), placeholderData: undefined })),
+    combine: (results) => {
+      const pages = new Map<number, TargetRow[]>();
+      let error: Error | null = null;
+      results.forEach((r, i) => {
+        if (r.data) pages.set(fetch[i], r.data.rows);
+        else if (r.error && !error) error = r.error;
+      });
+      return { pages, error };
+    },
+  });
+  const pages = new Map(fetched.pages);
+  for (const p of show) {
+    if (pages.has(p)) continue;
+    const cached = client.getQueryData(options(p).queryKey);
+    if (cached) pages.set(p, cached.rows);
+  }
+  return { pages, error: fetched.error };
+}
