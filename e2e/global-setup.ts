@@ -1,12 +1,14 @@
 /**
- * Starts the embedded demo cluster alone (`npm run demo-cluster`'s entry point) and the built dashboard pointed at the
- * configuration file it wrote, as a user would, then records their addresses for the tests.
+ * Starts two embedded demo clusters alone (`npm run demo-cluster`'s entry point), one with legacy collector tracking and
+ * one with ready-only tracking, and the built dashboard with one configuration naming both clusters (`?cluster=legacy`,
+ * `?cluster=ready`), as a user would run it against two real clusters. Records their addresses for the tests.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import { ENV_FILE, type E2eEnv } from "./env";
+import YAML from "yaml";
+import { ENV_FILE, SCREENSHOTS, type DemoName, type E2eEnv } from "./env";
 
 const root = process.cwd();
 
@@ -24,34 +26,51 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
 }
 
-export default async function globalSetup() {
-  fs.mkdirSync(path.dirname(ENV_FILE), { recursive: true });
-  const demo = spawn(
-    process.execPath,
-    ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--seed", "7", "--poll-interval", "2", "--tracking", "legacy"],
-    { cwd: root, stdio: ["ignore", "pipe", "inherit"], detached: false },
-  );
-  const info = await new Promise<{ dashboardConfig: string; control: string; kubeconfig: string }>((resolve, reject) => {
+function startDemo(tracking: "legacy" | "ready-only"): Promise<{ child: ChildProcess; info: { dashboardConfig: string; control: string; kubeconfig: string } }> {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--seed", "7", "--poll-interval", "2", "--tracking", tracking], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("demo cluster did not start within 60 s")), 60_000);
-    demo.once("exit", (c) => reject(new Error(`demo cluster exited with ${c}`)));
-    readline.createInterface({ input: demo.stdout! }).on("line", (line) => {
+    child.once("exit", (c) => reject(new Error(`demo cluster exited with ${c}`)));
+    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
-        const j = JSON.parse(line);
+        const info = JSON.parse(line);
         clearTimeout(timer);
-        resolve(j);
+        resolve({ child, info });
       } catch {
-        /* log line */
+        /* a log line */
       }
     });
   });
+}
+
+export default async function globalSetup() {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const [legacy, ready] = await Promise.all([startDemo("legacy"), startDemo("ready-only")]);
+  const clusterOf = (name: DemoName, file: string) => ({ ...YAML.parse(fs.readFileSync(file, "utf8")).clusters[0], name });
+  const config = {
+    clusters: [clusterOf("legacy", legacy.info.dashboardConfig), clusterOf("ready", ready.info.dashboardConfig)],
+    history: { path: path.join(root, "artifacts", "e2e-history.sqlite") },
+    demo: { control: legacy.info.control },
+  };
+  fs.rmSync(config.history.path, { force: true });
+  const configFile = path.join(root, "artifacts", "e2e-config.yaml");
+  fs.writeFileSync(configFile, YAML.stringify(config));
   const port = process.env.E2E_PORT ?? "3107";
   const server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port, "-H", "127.0.0.1"], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1" },
   });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${baseURL}/api/v1/summary`, 90_000);
-  const env: E2eEnv = { baseURL, control: info.control, kubeconfig: info.kubeconfig, pids: [server.pid!, demo.pid!] };
+  await waitForHttp(`${baseURL}/api/readyz`, 120_000);
+  const env: E2eEnv = {
+    baseURL,
+    controls: { legacy: legacy.info.control, ready: ready.info.control },
+    kubeconfigs: { legacy: legacy.info.kubeconfig, ready: ready.info.kubeconfig },
+    pids: [server.pid!, legacy.child.pid!, ready.child.pid!],
+  };
   fs.writeFileSync(ENV_FILE, JSON.stringify(env, null, 2));
 }

@@ -1,7 +1,7 @@
 "use client";
 import type { Ownership } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { useSummary } from "@/components/data/queries";
+import { useCluster, useSummary } from "@/components/data/queries";
 import { RoleCard } from "@/components/overview/RoleCard";
 import { DataAge } from "@/components/ui/DataAge";
 import { StaleBanner } from "@/components/ui/StaleBanner";
@@ -16,6 +16,8 @@ const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
 
 export function Overview() {
   const q = useSummary();
+  const cluster = useCluster();
+  const query = cluster ? `?cluster=${encodeURIComponent(cluster)}` : "";
   if (q.isPending) {
     return (
       <div className="grid grid-2" aria-busy="true">
@@ -46,7 +48,7 @@ export function Overview() {
       <StaleBanner stale={s.stale} />
       <div className="grid grid-2">
         {roles.map((r) => (
-          <RoleCard key={r} summary={s.roles[r]!} />
+          <RoleCard key={r} summary={s.roles[r]!} query={query} />
         ))}
       </div>
       <div className="grid grid-2" style={{ marginTop: 16 }}>

@@ -1,11 +1,11 @@
 import { test, expect } from "../fixtures/test";
 
 test.describe("overview", () => {
-  test("shows live counts from the demo cluster that match its ground truth", async ({ page, demo }) => {
-    const truth = await demo.truth();
+  test("shows live counts from the demo cluster that match its ground truth", async ({ page, demos }) => {
+    const truth = await demos.legacy.truth();
     const perNodePods = truth.collectors.filter((c) => c.role === "per-node");
     const assigned = truth.targets.filter((t) => t.role === "per-node" && t.collector).length;
-    await page.goto("/");
+    await page.goto("/?cluster=legacy");
     await expect(page.getByRole("heading", { name: "Per-node agent" })).toBeVisible();
     await expect(page.getByTestId("per-node-collectors")).toHaveText(`${perNodePods.length}/${perNodePods.length}`);
     await expect(page.getByTestId("per-node-targets")).toHaveText(assigned.toLocaleString("en-US"));

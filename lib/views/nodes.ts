@@ -1,6 +1,6 @@
 /** Node map, flows and node detail view shapes, reshaped once on the server. */
 import type { Role } from "@/lib/model";
-import type { Analysis, CollectorRow, NodeRow, NodeState, TargetRow } from "@/lib/analysis/types";
+import { emptyClassCounts, type Analysis, type ClassCounts, type CollectorRow, type NodeRow, type NodeState, type TargetRow } from "@/lib/analysis/types";
 import type { Freshness } from "@/lib/views/summary";
 
 export interface Flow {
@@ -9,11 +9,20 @@ export interface Flow {
   count: number;
 }
 
+/** A zone flow with its targets by class (a same-zone flow holds local and cross-node targets). */
+export interface ZoneFlow extends Flow {
+  classes: ClassCounts;
+}
+
 export interface NodesView extends Freshness {
   cluster: string;
   zones: { zone: string; nodes: NodeRow[]; byState: Record<NodeState, number> }[];
   /** target zone -> collector zone, per-node role (or every role when there is no per-node TA) */
-  zoneFlows: Flow[];
+  zoneFlows: ZoneFlow[];
+  /** the role zoneFlows, crossNodeFlows and totals describe; null: every role (no per-node TA) */
+  flowRole: Role | null;
+  /** target zone -> collector zone for each role of the cluster, to compare the agents' locality */
+  zoneFlowsByRole: Partial<Record<Role, ZoneFlow[]>>;
   /** the largest node -> node flows that leave their node, capped */
   crossNodeFlows: Flow[];
   totals: { nodes: number; local: number; crossNode: number; crossZone: number; nodeless: number; ghost: number };
@@ -21,6 +30,15 @@ export interface NodesView extends Freshness {
 
 const emptyStates = (): Record<NodeState, number> => ({ healthy: 0, degraded: 0, no_collector: 0, ghosts: 0, idle: 0 });
 const NO_ZONE = "(no zone)";
+
+function addFlow(m: Map<string, ZoneFlow>, key: string, from: string, to: string, t: TargetRow): void {
+  let f = m.get(key);
+  if (!f) m.set(key, (f = { from, to, count: 0, classes: emptyClassCounts() }));
+  f.count++;
+  f.classes[t.class]++;
+}
+
+const byCount = (m: Map<string, ZoneFlow>): ZoneFlow[] => [...m.values()].sort((x, y) => y.count - x.count || x.from.localeCompare(y.from) || x.to.localeCompare(y.to));
 
 function focusRole(a: Analysis): Role | null {
   return a.roles["per-node"] ? "per-node" : null;
@@ -35,20 +53,24 @@ export function toNodesView(a: Analysis, fresh: Freshness, flowCap = 60): NodesV
     list.push(n);
   }
   const role = focusRole(a);
-  const zoneFlow = new Map<string, number>();
+  const zoneFlow = new Map<string, ZoneFlow>();
+  const roleFlows = new Map<Role, Map<string, ZoneFlow>>();
   const nodeFlow = new Map<string, number>();
   const totals = { nodes: a.nodes.length, local: 0, crossNode: 0, crossZone: 0, nodeless: 0, ghost: 0 };
   for (const t of a.targets) {
+    const from = t.node ? (t.zone ?? NO_ZONE) : "(no node)";
+    const to = t.class === "ghost" ? "(ghost)" : (t.collectorZone ?? NO_ZONE);
+    const zk = `${from}\u0000${to}`;
+    let perRole = roleFlows.get(t.role);
+    if (!perRole) roleFlows.set(t.role, (perRole = new Map()));
+    addFlow(perRole, zk, from, to, t);
     if (role && t.role !== role) continue;
     if (t.class === "local") totals.local++;
     else if (t.class === "cross_node") totals.crossNode++;
     else if (t.class === "cross_zone") totals.crossZone++;
     else if (t.class === "nodeless") totals.nodeless++;
     else totals.ghost++;
-    const from = t.node ? (t.zone ?? NO_ZONE) : "(no node)";
-    const to = t.class === "ghost" ? "(ghost)" : (t.collectorZone ?? NO_ZONE);
-    const zk = `${from}\u0000${to}`;
-    zoneFlow.set(zk, (zoneFlow.get(zk) ?? 0) + 1);
+    addFlow(zoneFlow, zk, from, to, t);
     if (t.node && t.collectorNode && t.node !== t.collectorNode) {
       const nk = `${t.node}\u0000${t.collectorNode}`;
       nodeFlow.set(nk, (nodeFlow.get(nk) ?? 0) + 1);
@@ -69,7 +91,9 @@ export function toNodesView(a: Analysis, fresh: Freshness, flowCap = 60): NodesV
         for (const n of nodes) byState[n.state]++;
         return { zone, nodes, byState };
       }),
-    zoneFlows: split(zoneFlow).sort((x, y) => y.count - x.count),
+    zoneFlows: byCount(zoneFlow),
+    flowRole: role,
+    zoneFlowsByRole: Object.fromEntries([...roleFlows].map(([r, m]) => [r, byCount(m)])),
     crossNodeFlows: split(nodeFlow)
       .sort((x, y) => y.count - x.count)
       .slice(0, flowCap),

@@ -1,0 +1,84 @@
+"use client";
+import type { CrossNodeRow } from "@/lib/views/node-map";
+import { shortName } from "@/lib/views/node-map";
+import { EmptyState, Panel } from "@/components/ui/Panel";
+import styles from "./NodeDetail.module.css";
+
+interface Props {
+  rows: CrossNodeRow[];
+  hidden: number;
+  suffix: string;
+  onNode: (name: string) => void;
+  onClear: () => void;
+  height: number;
+}
+
+function NodeButton({ name, suffix, onNode }: { name: string; suffix: string; onNode: (n: string) => void }) {
+  return (
+    <button type="button" className={styles.linkBtn} onClick={() => onNode(name)} title={name}>
+      {shortName(name, suffix)}
+    </button>
+  );
+}
+
+/** The largest node -> node flows of the per-node agent: targets scraped by a collector on another node. */
+export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }: Props) {
+  let body;
+  if (rows.length === 0 && hidden > 0) {
+    body = (
+      <EmptyState
+        title={`No cross-node flow matches these filters (${hidden} hidden)`}
+        action={
+          <button type="button" className="btn" onClick={onClear}>
+            Clear filters
+          </button>
+        }
+      />
+    );
+  } else if (rows.length === 0) {
+    body = <EmptyState title="Every target is scraped on its own node" hint="No target leaves its node for a collector elsewhere." />;
+  } else {
+    body = (
+      <table className="data">
+        <thead>
+          <tr>
+            <th scope="col">Target node</th>
+            <th scope="col">Scraped on</th>
+            <th scope="col" className="num">
+              Targets
+            </th>
+            <th scope="col">Crosses</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <td>
+                <NodeButton name={r.from} suffix={suffix} onNode={onNode} />
+                {r.fromZone ? <div className={styles.sub}>{r.fromZone}</div> : null}
+              </td>
+              <td>
+                <NodeButton name={r.to} suffix={suffix} onNode={onNode} />
+                {r.toZone ? <div className={styles.sub}>{r.toZone}</div> : null}
+              </td>
+              <td className="num">{r.count.toLocaleString("en-US")}</td>
+              <td>
+                <span className={styles.cls} data-cls={r.crossZone ? "cross_zone" : "cross_node"}>
+                  {r.crossZone ? "zone" : "node"}
+                </span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  return (
+    <Panel title="Biggest cross-node flows" right={<span className="age">per-node agent</span>}>
+      <div className={styles.scroll} style={{ height: rows.length ? height : 120 }}>
+        {body}
+      </div>
+      {rows.length && hidden ? <div className={styles.sub}>{hidden.toLocaleString("en-US")} more hidden by the filters</div> : null}
+    </Panel>
+  );
+}
