@@ -11,12 +11,18 @@ import {
   type ReadinessEvent,
   type ReassignmentRecord,
   type ReassignmentTotals,
+  type CollectorMove,
+  type TargetMove,
   type SeriesPoint,
   type TimelineBucket,
 } from "@/lib/analysis/churn";
 import type { Freshness } from "@/lib/views/summary";
+import type { Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
 
 export const DEFAULT_RANGE_MS = 3_600_000;
+/** The longest relative window `last` accepts: a year (retention bounds what is actually there). */
+export const MAX_LAST_MS = 366 * 86_400_000;
 export const EVENTS_SHOWN = 200;
 /** Readiness events read for one view: enough for days of a crashlooping fleet; beyond, the oldest are left out. */
 export const EVENTS_READ = 100_000;
@@ -44,6 +50,17 @@ export const churnQuerySchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(1, { message: "expected a whole number from 1 to 1000" }).max(1000, { message: "expected a whole number from 1 to 1000" }))
     .optional(),
+  /** a window ending at `to` (default now), in milliseconds; used when `from` is absent (no client clock involved) */
+  last: z
+    .string()
+    .regex(/^\d+$/, { message: `expected a whole number of milliseconds from 1 to ${MAX_LAST_MS}` })
+    .transform(Number)
+    .pipe(z.number().int().min(1, { message: `expected a whole number of milliseconds from 1 to ${MAX_LAST_MS}` }).max(MAX_LAST_MS, { message: `expected a whole number of milliseconds from 1 to ${MAX_LAST_MS}` }))
+    .optional(),
+  /** only this node's collectors (readiness) and targets (reassignments) */
+  node: z.string().min(1).max(253).optional(),
+  /** only this collector pod */
+  pod: z.string().min(1).max(253).optional(),
 });
 
 export interface ChurnQuery {
@@ -51,12 +68,17 @@ export interface ChurnQuery {
   from: number;
   to: number;
   buckets: number;
+  node?: string;
+  pod?: string;
 }
 
-/** Parses `?cluster=&from=&to=&buckets=`; the error names the parameter. Defaults: the last hour up to `now`, 60 buckets. */
+/**
+ * Parses `?cluster=&from=&to=&buckets=&last=&node=&pod=`; the error names the parameter. Defaults: the last hour (or `last`
+ * milliseconds) up to `now`, 60 buckets, every node and pod.
+ */
 export function parseChurnQuery(params: URLSearchParams, now: number): { ok: true; query: ChurnQuery } | { ok: false; param: string; message: string } {
   const input: Record<string, string> = {};
-  for (const key of ["cluster", "from", "to", "buckets"]) {
+  for (const key of ["cluster", "from", "to", "buckets", "last", "node", "pod"]) {
     const v = params.get(key);
     if (v !== null && v !== "") input[key] = v;
   }
@@ -67,16 +89,108 @@ export function parseChurnQuery(params: URLSearchParams, now: number): { ok: tru
     return { ok: false, param, message: `${param}: ${issue.message}` };
   }
   const to = r.data.to ?? now;
-  const from = r.data.from ?? to - DEFAULT_RANGE_MS;
+  const from = r.data.from ?? to - (r.data.last ?? DEFAULT_RANGE_MS);
   if (from >= to) return { ok: false, param: "from", message: `from: must be before to (${new Date(from).toISOString()} is not before ${new Date(to).toISOString()})` };
-  return { ok: true, query: { cluster: r.data.cluster, from, to, buckets: r.data.buckets ?? 60 } };
+  const query: ChurnQuery = { cluster: r.data.cluster, from, to, buckets: r.data.buckets ?? 60 };
+  if (r.data.node !== undefined) query.node = r.data.node;
+  if (r.data.pod !== undefined) query.pod = r.data.pod;
+  return { ok: true, query };
+}
+
+export interface ChurnFilter {
+  node?: string;
+  pod?: string;
+}
+
+/** Splits `n` like `weights` (largest remainder), so estimated parts still add up to `n`. */
+function splitLike(n: number, weights: Partial<Record<Role, number>>): Partial<Record<Role, number>> {
+  const total = ROLES.reduce((s, r) => s + (weights[r] ?? 0), 0);
+  const out: Partial<Record<Role, number>> = {};
+  if (n <= 0 || total <= 0) return out;
+  const parts = ROLES.filter((r) => weights[r]).map((r) => ({ r, exact: (n * weights[r]!) / total }));
+  let left = n;
+  for (const p of parts) {
+    out[p.r] = Math.floor(p.exact);
+    left -= out[p.r]!;
+  }
+  for (const p of [...parts].sort((a, b) => (b.exact % 1) - (a.exact % 1)).slice(0, left)) out[p.r]! += 1;
+  return out;
+}
+
+/**
+ * One poll's reassignments narrowed to a node and/or a collector pod, or null when none is left. A record keeps exact
+ * counts per node and per collector pair but a sample of the moves (SAMPLE_CAP), so: with `node` the total and by-node
+ * counts are exact, pairs come from the sampled moves and the role split of moves the sample missed follows the whole
+ * poll's; with `pod` the total, pairs and role split are exact and by-node counts come from the sampled moves.
+ */
+export function narrowReassignment(r: ReassignmentRecord, f: ChurnFilter): ReassignmentRecord | null {
+  if (f.node === undefined && f.pod === undefined) return r;
+  const sample = r.sample.filter((m) => (f.node === undefined || m.node === f.node) && (f.pod === undefined || m.from === f.pod || m.to === f.pod));
+  let byNode = nodesOf(sample);
+  let byCollector = pairsOf(sample);
+  let byRole = rolesOf(byCollector);
+  let total = sample.length;
+  if (f.pod === undefined) {
+    // node only: exact per-node count; moves the sample missed are split over roles like the whole poll's
+    // (a node beyond the stored top list keeps what the sample saw of it)
+    const stored = r.byNode.filter((n) => n.node === f.node);
+    if (stored.length) byNode = stored;
+    total = Math.max(sample.length, stored.reduce((s, n) => s + n.count, 0));
+    const rest = splitLike(total - sample.length, r.byRole);
+    for (const role of ROLES) if (rest[role]) byRole[role] = (byRole[role] ?? 0) + rest[role]!;
+  } else if (f.node === undefined) {
+    // pod only: exact pairs involving the pod, hence exact total and roles
+    byCollector = r.byCollector.filter((m) => m.from === f.pod || m.to === f.pod);
+    byRole = rolesOf(byCollector);
+    total = byCollector.reduce((s, m) => s + m.count, 0);
+  }
+  if (total === 0) return null;
+  return { at: r.at, total, byRole, byNode, byCollector, sample };
+}
+
+const byCount = <T extends { count: number }>(xs: T[]) => xs.sort((a, b) => b.count - a.count);
+
+function nodesOf(moves: readonly TargetMove[]): { node: string | null; count: number }[] {
+  const m = new Map<string | null, number>();
+  for (const x of moves) m.set(x.node, (m.get(x.node) ?? 0) + 1);
+  return byCount([...m].map(([node, count]) => ({ node, count })));
+}
+
+function pairsOf(moves: readonly TargetMove[]): CollectorMove[] {
+  const m = new Map<string, CollectorMove>();
+  for (const x of moves) {
+    const key = `${x.role}\u0000${x.from}\u0000${x.to}`;
+    const cur = m.get(key);
+    if (cur) cur.count++;
+    else m.set(key, { role: x.role, from: x.from, to: x.to, count: 1 });
+  }
+  return byCount([...m.values()]);
+}
+
+function rolesOf(pairs: readonly CollectorMove[]): Partial<Record<Role, number>> {
+  const out: Partial<Record<Role, number>> = {};
+  for (const p of pairs) out[p.role] = (out[p.role] ?? 0) + p.count;
+  return out;
+}
+
+/** The rows of one node and/or collector pod: readiness events exactly, reassignments as narrowReassignment says. */
+export function narrowChurnRows(rows: ChurnRows, f: ChurnFilter): ChurnRows {
+  if (f.node === undefined && f.pod === undefined) return rows;
+  return {
+    readiness: rows.readiness.filter((e) => (f.node === undefined || e.node === f.node) && (f.pod === undefined || e.pod === f.pod)),
+    reassignments: rows.reassignments.map((r) => narrowReassignment(r, f)).filter((r): r is ReassignmentRecord => r !== null),
+    polls: rows.polls,
+  };
 }
 
 export interface ChurnView extends Freshness {
   cluster: string;
   from: number;
   to: number;
-  backend: { backend: "sqlite" | "memory"; error: string | null };
+  /** `path`: the SQLite file in use, or the one that could not be used (absent from older servers) */
+  backend: { backend: "sqlite" | "memory"; error: string | null; path?: string | null };
+  /** the node and pod the readiness events and reassignments are narrowed to (null: all); series stay cluster-wide */
+  filter: { node: string | null; pod: string | null };
   timeline: TimelineBucket[];
   flapping: Flapper[];
   /** the latest readiness events of the range, newest first */
@@ -94,8 +208,15 @@ export interface ChurnRows {
   polls: readonly PollPoint[];
 }
 
-export function toChurnView(freshness: Freshness, cluster: string, query: Range & { buckets: number }, backend: ChurnView["backend"], rows: ChurnRows): ChurnView {
+export function toChurnView(
+  freshness: Freshness,
+  cluster: string,
+  query: Range & { buckets: number } & ChurnFilter,
+  backend: ChurnView["backend"],
+  allRows: ChurnRows,
+): ChurnView {
   const range = { from: query.from, to: query.to };
+  const rows = narrowChurnRows(allRows, query);
   return {
     ...freshness,
     cluster,
@@ -108,5 +229,6 @@ export function toChurnView(freshness: Freshness, cluster: string, query: Range 
     eventsInRange: rows.readiness.length,
     reassignments: mergeReassignments(rows.reassignments),
     series: series(range, query.buckets, rows.polls),
+    filter: { node: query.node ?? null, pod: query.pod ?? null },
   };
 }

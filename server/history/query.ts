@@ -1,5 +1,8 @@
 import "server-only";
-/** The churn API's server side: parse the query, find the cluster's snapshot and history, reshape into the churn view. */
+/**
+ * The churn API's server side: parse the query, find the cluster's snapshot and history, reshape into the churn view
+ * (narrowed to `node` and/or `pod` when asked: the node detail's readiness history).
+ */
 import { freshness } from "@/lib/views/summary";
 import { EVENTS_READ, parseChurnQuery, toChurnView, type ChurnView } from "@/lib/views/churn";
 import { ApiError, snapshotFor } from "@/server/api";
@@ -22,5 +25,5 @@ export async function churnFor(url: string, now = Date.now()): Promise<ChurnView
   } catch (e) {
     throw new ApiError(503, "history_unavailable", `cannot read churn history from ${status.path ?? status.backend}: ${(e as Error).message}`);
   }
-  return toChurnView(freshness(snapshot), snapshot.cluster, query, { backend: status.backend, error: status.error }, rows);
+  return toChurnView(freshness(snapshot), snapshot.cluster, query, { backend: status.backend, error: status.error, path: status.path }, rows);
 }

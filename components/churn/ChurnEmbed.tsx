@@ -1,0 +1,60 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { Role } from "@/lib/model";
+import type { ChurnView } from "@/lib/views/churn";
+import type { Flapper, TimelineRow } from "@/lib/views/churn-view";
+import { DataAge } from "@/components/ui/DataAge";
+import { Panel } from "@/components/ui/Panel";
+import { StaleBanner } from "@/components/ui/StaleBanner";
+import { HistoryBackendBadge } from "./HistoryBackend";
+import { TimelineChart } from "./TimelineChart";
+import styles from "./churn.module.css";
+
+interface Props {
+  v: ChurnView;
+  rows: TimelineRow[];
+  roles: Role[];
+  multiDay: boolean;
+  empty: ReactNode;
+  flapping: Flapper[];
+  picker: ReactNode;
+  nodeHref: (node: string) => string;
+}
+
+/** The 600x400 tile: presets, the timeline, and the most flapping collector. */
+export function ChurnEmbed({ v, rows, roles, multiDay, empty, flapping, picker, nodeHref }: Props) {
+  const top = flapping[0];
+  return (
+    <div className={styles.embed}>
+      <div className={`page-head ${styles.head}`}>
+        <strong className={styles.embedTitle}>Churn</strong>
+        <div className={styles.headRight}>
+          {picker}
+          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
+        </div>
+      </div>
+      <StaleBanner stale={v.stale} />
+      <Panel title="Timeline" right={v.backend.backend === "memory" ? <HistoryBackendBadge backend={v.backend} /> : undefined}>
+        <TimelineChart rows={rows} roles={roles} multiDay={multiDay} height={96} empty={empty} />
+      </Panel>
+      <p className={styles.embedFoot}>
+        {top ? (
+          <>
+            <span>Most flapping:</span>
+            <span className={styles.mono} title={top.pod}>
+              {top.pod}
+            </span>
+            <span>{top.transitions} flips</span>
+            {top.node ? (
+              <Link href={nodeHref(top.node)} prefetch={false} title={`Open node ${top.node}`}>
+                {top.node}
+              </Link>
+            ) : null}
+          </>
+        ) : (
+          <span>No collector flipped readiness in the range.</span>
+        )}
+      </p>
+    </div>
+  );
+}

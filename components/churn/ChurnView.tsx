@@ -1,0 +1,139 @@
+"use client";
+/**
+ * Churn: collector readiness transitions and target reassignments over a time range (URL: ?range=1h or ?from=&to=, and
+ * ?role=), with the locality / ghosts / unassigned series, the flapping collectors, the reassignment hot spots and the
+ * latest readiness events.
+ */
+import { usePathname, useSearchParams } from "next/navigation";
+import { ROLES, type Role } from "@/lib/model";
+import type { ChurnView as ChurnData } from "@/lib/views/churn";
+import { RANGES, byRole, seriesRoles, seriesRows, spansDays, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
+import { churnParams, useChurn } from "@/components/data/churn-queries";
+import { DataAge } from "@/components/ui/DataAge";
+import { ErrorState, Panel } from "@/components/ui/Panel";
+import { StaleBanner } from "@/components/ui/StaleBanner";
+import { ChurnEmbed } from "./ChurnEmbed";
+import { ChurnSkeleton } from "./ChurnSkeleton";
+import { EventsList } from "./EventsList";
+import { FlappingTable } from "./FlappingTable";
+import { HistoryBackendBadge, HistoryBackendBanner } from "./HistoryBackend";
+import { HotSpots } from "./HotSpots";
+import { RangePicker } from "./RangePicker";
+import { RoleChips } from "./RoleChips";
+import { SeriesCharts } from "./SeriesCharts";
+import { TimelineChart } from "./TimelineChart";
+import { TimelineEmpty } from "./TimelineEmpty";
+import { useChurnUrl } from "./useChurnUrl";
+import styles from "./churn.module.css";
+
+/** Roles the cluster has, from the series (every poll records each role) and the timeline. */
+function rolesOf(v: ChurnData): Role[] {
+  const seen = new Set<Role>(seriesRoles(v.series));
+  for (const b of v.timeline) for (const r of ROLES) if (b.byRole[r]) seen.add(r);
+  return ROLES.filter((r) => seen.has(r));
+}
+
+export function ChurnView({ embed = false }: { embed?: boolean }) {
+  const url = useChurnUrl();
+  const q = useChurn(churnParams(url.request));
+  const pathname = usePathname();
+  const search = useSearchParams();
+  if (q.isPending) return <ChurnSkeleton embed={embed} />;
+  if (q.isError && !q.data) {
+    return (
+      <div>
+        <ErrorState message={`Churn history (GET /api/v1/churn): ${q.error.message}`} />
+        {url.request.kind === "custom" ? (
+          <button type="button" className="btn" onClick={() => url.setRange("1h")}>
+            Back to the last hour
+          </button>
+        ) : null}
+      </div>
+    );
+  }
+  const v = q.data!;
+
+  const keep = new URLSearchParams();
+  for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
+  const nodesPath = pathname.startsWith("/embed") ? "/embed/nodes" : "/nodes";
+  const nodeHref = (node: string) => {
+    const p = new URLSearchParams(keep);
+    p.set("node", node);
+    return `${nodesPath}?${p}`;
+  };
+
+  const allRoles = rolesOf(v);
+  const role = url.role && allRoles.includes(url.role) ? url.role : null;
+  const roles = role ? [role] : allRoles;
+  const showRole = !role && allRoles.length > 1;
+  const multiDay = spansDays(v.from, v.to);
+  const phrase = url.request.kind === "preset" ? RANGES[url.request.key].phrase : "this range";
+  const rows = timelineRows(v.timeline, v.to, role);
+  const all = timelineTotals(timelineRows(v.timeline, v.to, null));
+  const shown = timelineTotals(rows);
+  const wider = url.request.kind === "preset" ? widerRange(url.request.key) : "1h";
+  const empty =
+    shown.readiness + shown.reassignments === 0 ? (
+      <TimelineEmpty phrase={phrase} role={role} hidden={all} wider={wider} custom={url.request.kind === "custom"} onRange={url.setRange} onShowAllRoles={() => url.setRole(null)} />
+    ) : null;
+  const flapping = byRole(v.flapping, role);
+  const picker = (
+    <RangePicker request={url.request} shown={{ from: v.from, to: v.to }} onPreset={url.setRange} onCustom={url.setCustom} compact={embed} />
+  );
+  const updating = <span className={styles.updating} aria-live="polite">{q.isPlaceholderData ? "updating…" : ""}</span>;
+
+  if (embed) {
+    return <ChurnEmbed v={v} rows={rows} roles={roles} multiDay={multiDay} empty={empty} flapping={flapping.shown} picker={picker} nodeHref={nodeHref} />;
+  }
+
+  const events = byRole(v.events, role);
+  return (
+    <div>
+      <div className={`page-head ${styles.head}`}>
+        <h1>Churn</h1>
+        <p>readiness transitions and target reassignments, {phrase}</p>
+        <div className={styles.headRight}>
+          {updating}
+          {allRoles.length > 1 ? <RoleChips roles={allRoles} role={role} onRole={url.setRole} /> : null}
+          {picker}
+          <HistoryBackendBadge backend={v.backend} />
+          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
+        </div>
+      </div>
+      <HistoryBackendBanner backend={v.backend} />
+      <StaleBanner stale={v.stale} />
+      {q.isError ? (
+        <div className="banner warn" role="status">
+          <div>
+            <strong>The last refresh failed; showing the previous answer</strong>
+            {q.error.message}
+          </div>
+        </div>
+      ) : null}
+      <div className={styles.stack}>
+        <div className={styles.top}>
+          <Panel title="Timeline">
+            <TimelineChart rows={rows} roles={roles} multiDay={multiDay} empty={empty} />
+          </Panel>
+          <Panel title="Locality, ghosts and unassigned">
+            <SeriesCharts rows={seriesRows(v.series)} roles={roles.filter((r) => seriesRoles(v.series).includes(r))} multiDay={multiDay} />
+          </Panel>
+        </div>
+        <div className={styles.pair}>
+          <Panel title="Flapping collectors" right={<span className="age">readiness flips in range</span>}>
+            <FlappingTable flappers={flapping.shown} hidden={flapping.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
+          </Panel>
+          <Panel title="Reassignment hot spots" right={<span className="age">{v.reassignments.total.toLocaleString("en-US")} targets moved</span>}>
+            <HotSpots totals={v.reassignments} role={role} showRole={showRole} phrase={phrase} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
+          </Panel>
+        </div>
+        <Panel
+          title="Latest readiness events"
+          right={<span className="age">{v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`}</span>}
+        >
+          <EventsList events={events.shown} hidden={events.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
+        </Panel>
+      </div>
+    </div>
+  );
+}

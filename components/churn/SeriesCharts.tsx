@@ -1,0 +1,107 @@
+"use client";
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import type { Role } from "@/lib/model";
+import { axisTick, compactNumber, isolatedPoints, utcStamp, type SeriesRow } from "@/lib/views/churn-view";
+import { ChartLegend } from "./ChartLegend";
+import { AXIS_TICK, GRID_STROKE, LOCALITY_STROKE } from "./palette";
+import styles from "./churn.module.css";
+
+const LOCALITY_KEY: Record<Role, "locality_pn" | "locality_cs"> = { "per-node": "locality_pn", "cluster-scraper": "locality_cs" };
+const fmt = (v: number | null | undefined, unit = "") => (v === null || v === undefined ? "no data" : `${v.toLocaleString("en-US")}${unit}`);
+
+function PointTooltip({ active, payload, roles, multiDay, kind }: { active?: boolean; payload?: readonly { payload?: SeriesRow }[]; roles: Role[]; multiDay: boolean; kind: "locality" | "lost" }) {
+  const row = payload?.[0]?.payload;
+  if (!active || !row) return null;
+  return (
+    <div className={styles.tooltip}>
+      <strong>{utcStamp(row.t, multiDay)} UTC</strong>
+      {kind === "locality" ? (
+        roles.map((r) => (
+          <span key={r}>
+            {r} locality: {fmt(row[LOCALITY_KEY[r]], " %")}
+          </span>
+        ))
+      ) : (
+        <>
+          <span>ghosts (worst): {fmt(row.ghosts)}</span>
+          <span>unassigned (worst): {fmt(row.unassigned)}</span>
+        </>
+      )}
+    </div>
+  );
+}
+
+type SeriesKey = Exclude<keyof SeriesRow, "t">;
+
+/** A dot only where a point has no neighbour (the start of the history, a gap): elsewhere the line says it all. */
+function lonelyDot(rows: readonly SeriesRow[], key: SeriesKey, color: string) {
+  const lonely = isolatedPoints(rows, key);
+  const LonelyDot = (p: { cx?: number; cy?: number; index?: number }) =>
+    p.index !== undefined && lonely.has(p.index) && p.cx !== undefined && p.cy !== undefined ? (
+      <circle key={`${key}-${p.index}`} cx={p.cx} cy={p.cy} r={3} fill={color} />
+    ) : (
+      <g key={`${key}-${p.index}`} />
+    );
+  return LonelyDot;
+}
+
+/** Lowest tick of the locality axis: a round ten below the data, so small dips show. */
+const localityFloor = (min: number) => (Number.isFinite(min) ? Math.max(0, Math.min(90, Math.floor((min - 2) / 10) * 10)) : 0);
+
+interface Props {
+  rows: SeriesRow[];
+  /** roles that have a locality ratio */
+  roles: Role[];
+  multiDay: boolean;
+  height?: number;
+}
+
+/** Locality ratio per role, and ghosts and unassigned (summed over roles), over the range: two small line charts. */
+export function SeriesCharts({ rows, roles, multiDay, height = 130 }: Props) {
+  const last = [...rows].reverse().find((r) => r.ghosts !== null);
+  const axis = (
+    <XAxis dataKey="t" tickFormatter={(t: number) => axisTick(t, multiDay)} tick={AXIS_TICK} tickLine={false} axisLine={{ stroke: GRID_STROKE }} minTickGap={40} height={20} />
+  );
+  return (
+    <div>
+      <div className={styles.chartBlock}>
+        <div className={styles.chartHead}>
+          <strong>Locality ratio</strong>
+          <ChartLegend items={roles.map((r) => ({ key: r, label: r, color: LOCALITY_STROKE[r], line: true }))} />
+        </div>
+        <div role="img" aria-label={`Locality ratio per role over the range; latest ${roles.map((r) => `${r} ${fmt(last?.[LOCALITY_KEY[r]], " %")}`).join(", ") || "no data"}`}>
+          <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
+            <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
+            {axis}
+            <YAxis domain={[(min: number) => localityFloor(min), 100]} tickFormatter={(v: number) => `${v}%`} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
+            <Tooltip content={<PointTooltip roles={roles} multiDay={multiDay} kind="locality" />} isAnimationActive={false} />
+            {roles.map((r) => (
+              <Line key={r} dataKey={LOCALITY_KEY[r]} stroke={LOCALITY_STROKE[r]} strokeWidth={2} dot={lonelyDot(rows, LOCALITY_KEY[r], LOCALITY_STROKE[r])} type="monotone" isAnimationActive={false} connectNulls={false} />
+            ))}
+          </LineChart>
+        </div>
+      </div>
+      <div className={styles.chartBlock}>
+        <div className={styles.chartHead}>
+          <strong>Ghosts and unassigned</strong>
+          <ChartLegend
+            items={[
+              { key: "g", label: "ghosts", color: "var(--c-ghost)", line: true },
+              { key: "u", label: "unassigned", color: "var(--warn)", line: true },
+            ]}
+          />
+        </div>
+        <div role="img" aria-label={`Ghost and unassigned targets over the range; latest ${fmt(last?.ghosts)} ghosts, ${fmt(last?.unassigned)} unassigned`}>
+          <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
+            <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
+            {axis}
+            <YAxis allowDecimals={false} tickFormatter={compactNumber} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
+            <Tooltip content={<PointTooltip roles={roles} multiDay={multiDay} kind="lost" />} isAnimationActive={false} />
+            <Line dataKey="ghosts" stroke="var(--c-ghost)" strokeWidth={2} dot={lonelyDot(rows, "ghosts", "var(--c-ghost)")} type="stepAfter" isAnimationActive={false} />
+            <Line dataKey="unassigned" stroke="var(--warn)" strokeWidth={2} strokeDasharray="5 3" dot={lonelyDot(rows, "unassigned", "var(--warn)")} type="stepAfter" isAnimationActive={false} />
+          </LineChart>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,204 @@
+/**
+ * Pure reshaping for the churn page: time-range presets, fixed UTC time formats, chart rows from the churn API's buckets,
+ * and the role filter with what it hides. Components only render what these return.
+ */
+import type { Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import type { CollectorMove, Flapper, ReadinessEvent, ReadinessKind, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
+
+export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d"] as const;
+export type RangeKey = (typeof RANGE_KEYS)[number];
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+
+export const RANGES: Record<RangeKey, { ms: number; label: string; phrase: string; buckets: number }> = {
+  "15m": { ms: 15 * MIN, label: "15 min", phrase: "the last 15 minutes", buckets: 60 },
+  "1h": { ms: HOUR, label: "1 h", phrase: "the last hour", buckets: 60 },
+  "6h": { ms: 6 * HOUR, label: "6 h", phrase: "the last 6 hours", buckets: 72 },
+  "24h": { ms: 24 * HOUR, label: "24 h", phrase: "the last 24 hours", buckets: 96 },
+  "7d": { ms: 7 * 24 * HOUR, label: "7 d", phrase: "the last 7 days", buckets: 84 },
+};
+export const DEFAULT_RANGE: RangeKey = "1h";
+export const CUSTOM_BUCKETS = 60;
+
+/** The next larger preset (the empty state's action), or null from the largest. */
+export function widerRange(key: RangeKey): RangeKey | null {
+  const i = RANGE_KEYS.indexOf(key);
+  return i >= 0 && i < RANGE_KEYS.length - 1 ? RANGE_KEYS[i + 1] : null;
+}
+
+/** Milliseconds since the epoch or an ISO 8601 time (as the API accepts), else null. */
+export function parseInstant(v: string | null | undefined): number | null {
+  if (!v) return null;
+  const t = v.trim();
+  const ms = /^\d+$/.test(t) ? Number(t) : /^\d{4}-\d{2}-\d{2}/.test(t) ? Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(t) ? t : `${t}Z`) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** `to: null`: up to the server's now. */
+export type ChurnRangeRequest = { kind: "preset"; key: RangeKey; last: number; buckets: number } | { kind: "custom"; from: number; to: number | null; buckets: number };
+
+/**
+ * What to ask the API for: a valid custom from/to wins over the preset (`from` alone: up to now; `to` alone: the preset's
+ * span up to it). Deterministic, so it can be a query key.
+ */
+export function rangeRequest(key: RangeKey, from: string | null, to: string | null): ChurnRangeRequest {
+  const f = parseInstant(from);
+  const t = parseInstant(to);
+  if (f !== null && (t === null || f < t)) return { kind: "custom", from: f, to: t, buckets: CUSTOM_BUCKETS };
+  if (f === null && t !== null) return { kind: "custom", from: t - RANGES[key].ms, to: t, buckets: CUSTOM_BUCKETS };
+  return { kind: "preset", key, last: RANGES[key].ms, buckets: RANGES[key].buckets };
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "12:03:07" in UTC, whatever the browser's timezone. */
+export function utcTime(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/** "2026-03-01" in UTC. */
+export function utcDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/** "2026-03-01 12:03" in UTC (minutes), for range bounds. */
+export const utcMinute = (ms: number) => `${utcDate(ms)} ${utcTime(ms).slice(0, 5)}`;
+
+/** True when [from, to] crosses a UTC midnight: times then carry their date. */
+export const spansDays = (from: number, to: number) => utcDate(from) !== utcDate(to);
+
+/** Axis ticks: "12:03" within a day, "03-01 12:00" across days. */
+export function axisTick(ms: number, multiDay: boolean): string {
+  const hm = utcTime(ms).slice(0, 5);
+  return multiDay ? `${utcDate(ms).slice(5)} ${hm}` : hm;
+}
+
+/** "12:03:07", or "03-01 12:03:07" when the range spans days (event times, tooltips). */
+export const utcStamp = (ms: number, multiDay: boolean) => (multiDay ? `${utcDate(ms).slice(5)} ${utcTime(ms)}` : utcTime(ms));
+
+/** "2026-03-01T12:03" (UTC) for a datetime-local input, and back. */
+export const toInputValue = (ms: number) => `${utcDate(ms)}T${utcTime(ms).slice(0, 5)}`;
+export const fromInputValue = (v: string) => parseInstant(v);
+
+/**
+ * Shortens a name in the middle, keeping more of the end: pod names differ in their suffix
+ * ("cloudwatch-agent-cluster-scraper-gxb48m75vq-qscv5", 26 -> "cloudwatch-ag…8m75vq-qscv5"). The full name goes in a title.
+ */
+export function middleEllipsis(s: string, max: number): string {
+  if (s.length <= max || max < 5) return s;
+  const tail = Math.ceil((max - 1) * 0.45);
+  return `${s.slice(0, max - 1 - tail)}…${s.slice(s.length - tail)}`;
+}
+
+/** Axis numbers that fit 40 px: 950, 9.5k, 160k, 1.2M. */
+export function compactNumber(n: number): string {
+  const a = Math.abs(n);
+  const fmt = (v: number, unit: string) => `${Number.isInteger(v) || v >= 10 ? Math.round(v) : v.toFixed(1).replace(/\.0$/, "")}${unit}`;
+  if (a >= 1e6) return fmt(n / 1e6, "M");
+  if (a >= 1e3) return fmt(n / 1e3, "k");
+  return String(n);
+}
+
+export const KIND_LABEL: Record<ReadinessKind, string> = {
+  became_ready: "became ready",
+  became_not_ready: "became not ready",
+  added: "added",
+  deleted: "deleted",
+};
+export const KIND_TONE: Record<ReadinessKind, "ok" | "bad" | "info" | "muted"> = {
+  became_ready: "ok",
+  became_not_ready: "bad",
+  added: "info",
+  deleted: "muted",
+};
+
+export interface TimelineRow {
+  t: number;
+  /** bucket end, for the tooltip */
+  end: number;
+  ready_pn: number;
+  ready_cs: number;
+  moves_pn: number;
+  moves_cs: number;
+}
+
+/** One row per bucket, counts per role; with `role`, the other role's counts are zero. */
+export function timelineRows(buckets: readonly TimelineBucket[], to: number, role: Role | null): TimelineRow[] {
+  const keep = (r: Role) => role === null || role === r;
+  return buckets.map((b, i) => ({
+    t: b.t,
+    end: i + 1 < buckets.length ? buckets[i + 1].t : to,
+    ready_pn: keep("per-node") ? (b.byRole["per-node"]?.readiness ?? 0) : 0,
+    ready_cs: keep("cluster-scraper") ? (b.byRole["cluster-scraper"]?.readiness ?? 0) : 0,
+    moves_pn: keep("per-node") ? (b.byRole["per-node"]?.reassignments ?? 0) : 0,
+    moves_cs: keep("cluster-scraper") ? (b.byRole["cluster-scraper"]?.reassignments ?? 0) : 0,
+  }));
+}
+
+export interface TimelineTotals {
+  readiness: number;
+  reassignments: number;
+}
+
+export function timelineTotals(rows: readonly TimelineRow[]): TimelineTotals {
+  let readiness = 0;
+  let reassignments = 0;
+  for (const r of rows) {
+    readiness += r.ready_pn + r.ready_cs;
+    reassignments += r.moves_pn + r.moves_cs;
+  }
+  return { readiness, reassignments };
+}
+
+export interface SeriesRow {
+  t: number;
+  /** percent, null without data */
+  locality_pn: number | null;
+  locality_cs: number | null;
+  ghosts: number | null;
+  unassigned: number | null;
+}
+
+const percent = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 1000) / 10);
+
+export function seriesRows(points: readonly SeriesPoint[]): SeriesRow[] {
+  return points.map((p) => ({
+    t: p.t,
+    locality_pn: percent(p.localityRatio["per-node"]),
+    locality_cs: percent(p.localityRatio["cluster-scraper"]),
+    ghosts: p.ghosts,
+    unassigned: p.unassigned,
+  }));
+}
+
+/** Indexes of points with no neighbour: a line draws nothing there, so the chart marks them with a dot. */
+export function isolatedPoints(rows: readonly SeriesRow[], key: Exclude<keyof SeriesRow, "t">): Set<number> {
+  const has = (i: number) => i >= 0 && i < rows.length && rows[i][key] !== null;
+  const out = new Set<number>();
+  rows.forEach((_, i) => {
+    if (has(i) && !has(i - 1) && !has(i + 1)) out.add(i);
+  });
+  return out;
+}
+
+/** Roles that have at least one locality point (a cluster may run one TA). */
+export function seriesRoles(points: readonly SeriesPoint[]): Role[] {
+  return ROLES.filter((r) => points.some((p) => p.localityRatio[r] !== undefined));
+}
+
+export interface RoleFiltered<T> {
+  shown: T[];
+  hidden: number;
+}
+
+export function byRole<T extends { role: Role }>(items: readonly T[], role: Role | null): RoleFiltered<T> {
+  if (role === null) return { shown: [...items], hidden: 0 };
+  const shown = items.filter((x) => x.role === role);
+  return { shown, hidden: items.length - shown.length };
+}
+
+export type { CollectorMove, Flapper, ReadinessEvent };
