@@ -3,10 +3,19 @@ import Link from "next/link";
 import type { NodeDetailView } from "@/lib/views/nodes";
 import { STATE_META } from "@/lib/views/node-map";
 import { EmptyState } from "@/components/ui/Panel";
+import { useNodeReadiness } from "@/components/data/churn-queries";
 import { NodeReadinessHistory } from "./NodeReadinessHistory";
 import { TargetList } from "./TargetList";
 import mapStyles from "./NodeMap.module.css";
 import styles from "./NodeDetail.module.css";
+
+/** This node's collector readiness over the last hour, from the churn history. */
+function Readiness({ node, at }: { node: string; at: number }) {
+  const q = useNodeReadiness(node);
+  if (q.isError) return <p className={styles.count}>Readiness history unavailable: {q.error.message}</p>;
+  const events = q.data?.node === node ? q.data.events : [];
+  return <NodeReadinessHistory events={events} from={q.data?.from} to={q.data?.to ?? at} />;
+}
 
 interface Props {
   d: NodeDetailView;
@@ -77,8 +86,7 @@ export function NodeDetailBody({ d, cluster, onNode }: Props) {
 
       <section className={styles.section} aria-labelledby="nd-history">
         <h3 id="nd-history">Collector readiness</h3>
-        {/* Slot: the churn API (another view's work) will provide this node's readiness events; until then, none. */}
-        <NodeReadinessHistory events={[]} to={d.at} />
+        <Readiness node={d.node.name} at={d.at} />
       </section>
 
       <section className={styles.section} aria-labelledby="nd-targets">

@@ -3,6 +3,7 @@ import type { Ownership } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import { useCluster, useSummary } from "@/components/data/queries";
 import { RoleCard } from "@/components/overview/RoleCard";
+import { TopProblems } from "@/components/overview/TopProblems";
 import { DataAge } from "@/components/ui/DataAge";
 import { StaleBanner } from "@/components/ui/StaleBanner";
 import { EmptyState, ErrorState, Panel, Skeleton } from "@/components/ui/Panel";
@@ -46,6 +47,9 @@ export function Overview() {
         </span>
       </div>
       <StaleBanner stale={s.stale} />
+      <div style={{ marginBottom: 16 }}>
+        <TopProblems query={query} />
+      </div>
       <div className="grid grid-2">
         {roles.map((r) => (
           <RoleCard key={r} summary={s.roles[r]!} query={query} />

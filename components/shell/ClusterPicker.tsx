@@ -9,15 +9,14 @@ export function ClusterPicker() {
   const clusters = q.data?.clusters ?? [];
   if (clusters.length < 2) return null;
   return (
-    <label className="picker">
-      <span className="sr-only">Cluster</span>
-      <select value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(e.target.value === clusters[0].name ? null : e.target.value)}>
+    <span className="picker">
+      <select aria-label="Cluster" value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(e.target.value === clusters[0].name ? null : e.target.value)}>
         {clusters.map((c) => (
           <option key={c.name} value={c.name}>
             {c.name}
           </option>
         ))}
       </select>
-    </label>
+    </span>
   );
 }

@@ -1,0 +1,77 @@
+/**
+ * Faults driven through the demo clusters' control APIs, asserted as a user sees them.
+ */
+import { test, expect } from "../fixtures/test";
+
+/** A node of the world with a per-node agent, the same in both demos (same seed). */
+async function aNode(truth: { collectors: { role: string; node: string }[] }): Promise<string> {
+  return truth.collectors.filter((c) => c.role === "per-node").map((c) => c.node).sort()[2];
+}
+
+test("legacy tracking: a not-Ready collector turns its node's tile to ghosts and its targets appear as ghosts", async ({ page, demos }) => {
+  const node = await aNode(await demos.legacy.truth());
+  await page.goto(`/nodes?cluster=legacy`);
+  const tile = page.locator(`[data-node="${node}"]`);
+  await expect(tile).toHaveAttribute("data-state", "healthy");
+  await demos.legacy.fault({ fault: "collector-not-ready", node });
+  await expect(tile).toHaveAttribute("data-state", "ghosts", { timeout: 20_000 });
+  const truth = await demos.legacy.truth();
+  const onNode = truth.targets.filter((t) => t.role === "per-node" && t.node === node).length;
+  await page.goto(`/targets?cluster=legacy&class=ghost`);
+  await expect(page.getByText(new RegExp(`No target matches|${onNode.toLocaleString("en-US")}`)).first()).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: node }).first()).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "not Ready" }).first()).toBeVisible();
+  await page.goto(`/?cluster=legacy`);
+  await expect(page.getByTestId("per-node-ghosts")).toHaveText(String(onNode));
+  await expect(page.getByTestId("per-node-unassigned")).toHaveText("0");
+});
+
+test("ready-only tracking: a not-Ready collector degrades its node and its targets move to the fallback", async ({ page, demos }) => {
+  const node = await aNode(await demos.ready.truth());
+  await page.goto(`/nodes?cluster=ready`);
+  const tile = page.locator(`[data-node="${node}"]`);
+  await expect(tile).toHaveAttribute("data-state", "healthy");
+  await demos.ready.fault({ fault: "collector-not-ready", node });
+  await expect(tile).toHaveAttribute("data-state", "degraded", { timeout: 20_000 });
+  await page.goto(`/targets?cluster=ready&node=${encodeURIComponent(node)}&class=cross_node,cross_zone`);
+  await expect(page.getByRole("row").filter({ hasText: node }).first()).toBeVisible();
+  await page.goto(`/?cluster=ready`);
+  await expect(page.getByTestId("per-node-ghosts")).toHaveText("0");
+  await expect(page.getByTestId("per-node-locality")).not.toHaveText("100%");
+});
+
+test("an annotated monitor changes owner on the ownership view", async ({ page, demos }) => {
+  const truth = await demos.legacy.truth();
+  const job = truth.targets.find((t) => t.role === "per-node" && t.job.startsWith("serviceMonitor/"))!.job;
+  const [, namespace, name] = job.split("/");
+  await page.goto(`/ownership?cluster=legacy&q=${encodeURIComponent(name)}`);
+  const row = page.getByRole("row").filter({ hasText: `${namespace}/${name}` }).first();
+  await expect(row).toContainText("per-node");
+  await demos.legacy.fault({ fault: "annotate-monitor", namespace, name, value: "cluster-scraper" });
+  await expect(row).toContainText("cluster-scraper", { timeout: 20_000 });
+  await expect(row).toContainText("ok");
+});
+
+test("a TA outage shows a stale banner while the last good data stays on screen", async ({ page, demos }) => {
+  await page.goto(`/?cluster=legacy`);
+  const targets = page.getByTestId("per-node-targets");
+  await expect(targets).not.toHaveText("n/a");
+  const before = await targets.textContent();
+  await demos.legacy.fault({ fault: "ta-outage", role: "per-node", seconds: 30 });
+  await expect(page.getByRole("status").filter({ hasText: /source.* failing/ })).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("status")).toContainText("ta/per-node");
+  await expect(targets).toHaveText(before!);
+});
+
+test("hostile strings from a TA render as text and run nothing", async ({ page, demos }) => {
+  let dialogs = 0;
+  page.on("dialog", async (d) => {
+    dialogs++;
+    await d.dismiss();
+  });
+  await demos.legacy.fault({ fault: "hostile-target", role: "per-node" });
+  await page.goto(`/targets?cluster=legacy&q=${encodeURIComponent("onerror")}`);
+  await expect(page.getByText(/<img src=x onerror=alert\(1\)>/).first()).toBeVisible({ timeout: 20_000 });
+  expect(await page.locator("img[src=x]").count()).toBe(0);
+  expect(dialogs).toBe(0);
+});
