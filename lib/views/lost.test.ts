@@ -1,22 +1,10 @@
+import { targetRow } from "./test-rows";
 import { describe, expect, it } from "vitest";
 import type { CollectorRow, RoleSummary, TargetRow } from "@/lib/analysis/types";
 import { emptyClassCounts } from "@/lib/analysis/types";
 import { groupGhosts, lostListState, toLostView, type LostRole } from "./lost";
 
-const target = (over: Partial<TargetRow>): TargetRow => ({
-  role: "per-node",
-  job: "kubelet",
-  address: "10.0.0.1:10250",
-  node: "n1",
-  zone: "a",
-  collector: "agent-1",
-  collectorNode: "n1",
-  collectorZone: "a",
-  class: "local",
-  reason: null,
-  expected: null,
-  ...over,
-});
+const target = targetRow;
 
 const collector = (over: Partial<CollectorRow>): CollectorRow => ({
   role: "per-node",

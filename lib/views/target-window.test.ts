@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { TargetRow } from "@/lib/analysis/types";
+import { targetRow } from "./test-rows";
 import { filterParams, isFiltered, keyedRows, pagesFor, pagesToFetch, rowAt, samePages, targetKey, toggleClass, type TargetFilters } from "./target-window";
 
 const none: TargetFilters = { q: null, class: null, node: null, collector: null, job: null, role: null, sort: "job" };
 
-const row = (address: string): TargetRow => ({
-  role: "per-node",
-  job: "kubelet",
-  address,
-  node: "n1",
-  zone: "a",
-  collector: "agent-1",
-  collectorNode: "n1",
-  collectorZone: "a",
-  class: "local",
-  reason: null,
-  expected: null,
-});
+const row = (address: string): TargetRow => targetRow({ address });
 
 describe("pagesFor", () => {
   it("covers the visible range with whole pages, clamped to the row count", () => {

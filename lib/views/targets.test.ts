@@ -1,21 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { TargetRow } from "@/lib/analysis/types";
+import { targetRow } from "./test-rows";
 import { pageTargets, targetQuerySchema } from "./targets";
 
-const row = (over: Partial<TargetRow>): TargetRow => ({
-  role: "per-node",
-  job: "kubelet",
-  address: "10.0.0.1:10250",
-  node: "n1",
-  zone: "a",
-  collector: "agent-1",
-  collectorNode: "n1",
-  collectorZone: "a",
-  class: "local",
-  reason: null,
-  expected: null,
-  ...over,
-});
+const row = targetRow;
 
 const rows: TargetRow[] = [
   row({}),

@@ -1,6 +1,6 @@
 /**
- * Kubernetes JSON as the demo store keeps it. Structurally identical to server/demo/store.ts's `KubeObject`
- * (lib/ must not import server/), plus small read-only accessors the world and the discovery share.
+ * Kubernetes JSON as the demo store keeps it (server/demo/store.ts re-exports this type), plus small read-only accessors
+ * the world and the discovery share.
  */
 
 export interface KubeObject {

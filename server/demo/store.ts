@@ -8,24 +8,9 @@
 export type Resource = "pods" | "nodes" | "servicemonitors" | "podmonitors";
 export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors", "podmonitors"];
 
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [k: string]: unknown;
-  };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-  [k: string]: unknown;
-}
+/** Plain Kubernetes JSON; the one definition lives in lib/world/kube.ts, shared with the world generator. */
+export type { KubeObject } from "@/lib/world/kube";
+import type { KubeObject } from "@/lib/world/kube";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
