@@ -17,8 +17,9 @@ const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const PEERS = [
   { cmd: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", pkg: "chromium", why: "the Playwright browser tests" },
   { cmd: "/usr/bin/prometheus", pkg: "prometheus", why: "the test with a real Prometheus as HTTP-SD client" },
+  { cmd: ["/usr/bin/kubectl", "/usr/local/bin/kubectl"], pkg: "kubernetes-client", why: "the tests with a real kubectl and the rendering of deploy/" },
 ];
-const missing = PEERS.filter((p) => !fs.existsSync(p.cmd));
+const missing = PEERS.filter((p) => ![p.cmd].flat().some((c) => fs.existsSync(c)));
 if (missing.length) {
   const pkgs = missing.map((p) => p.pkg);
   if (process.getuid?.() === 0) {
@@ -31,7 +32,7 @@ if (missing.length) {
       process.exit(1);
     }
   } else {
-    for (const p of missing) console.error(`npm test: ${p.cmd} is missing: install Debian's "${p.pkg}" package (needed for ${p.why}), e.g. sudo apt-get install -y ${p.pkg}`);
+    for (const p of missing) console.error(`npm test: ${[p.cmd].flat()[0]} is missing: install Debian's "${p.pkg}" package (needed for ${p.why}), e.g. sudo apt-get install -y ${p.pkg}`);
     process.exit(1);
   }
 }

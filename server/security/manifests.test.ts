@@ -14,6 +14,7 @@ import { parseConfig } from "@/lib/config/schema";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const KUBECTL = ["/usr/bin/kubectl", "/usr/local/bin/kubectl"].find((p) => fs.existsSync(p));
+if (!KUBECTL) throw new Error("kubectl is needed to render deploy/ (kubectl kustomize): install Debian's kubernetes-client package");
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -39,10 +40,10 @@ const KNOWN: Record<string, "cluster" | "namespaced"> = {
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-const base = KUBECTL ? render("deploy/base") : [];
+const base = render("deploy/base");
 const find = (objs: Obj[], kind: string) => objs.filter((o) => o.kind === kind) as unknown as Any[];
 
-describe.skipIf(!KUBECTL)("deploy/ manifests (kubectl kustomize)", () => {
+describe("deploy/ manifests (kubectl kustomize)", () => {
   it("render to known kinds with valid names, labels and namespaces", () => {
     const ingress = render("deploy/overlays/ingress");
     for (const o of [...base, ...ingress]) {
@@ -161,15 +162,9 @@ describe.skipIf(!KUBECTL)("deploy/ manifests (kubectl kustomize)", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------------------
-// schema validation with kubernetes-models (requested dependency: kubernetes-models, @kubernetes-models/prometheus-operator)
+// schema validation with kubernetes-models (dev dependencies: kubernetes-models, @kubernetes-models/prometheus-operator)
 
-const hasModels = ["kubernetes-models", "@kubernetes-models/prometheus-operator"].every((p) => fs.existsSync(path.join(ROOT, "node_modules", p, "package.json")));
-
-if (!hasModels) {
-  console.warn("manifests.test.ts: schema validation skipped: install the dev dependencies kubernetes-models and @kubernetes-models/prometheus-operator to run it");
-}
-
-describe.skipIf(!KUBECTL || !hasModels)("deploy/ manifests against the Kubernetes schemas (kubernetes-models)", () => {
+describe("deploy/ manifests against the Kubernetes schemas (kubernetes-models)", () => {
   it("every rendered object validates", async () => {
     const objs = [...base, ...render("deploy/overlays/ingress").filter((o) => o.kind === "Ingress")];
     for (const o of objs) {
