@@ -38,7 +38,12 @@ function rssOfTree(pid: number): number {
   const tree = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [p, pp] of rows) if (tree.has(pp) && !tree.has(p)) (tree.add(p), (grew = true));
+    for (const [p, pp] of rows) {
+      if (tree.has(pp) && !tree.has(p)) {
+        tree.add(p);
+        grew = true;
+      }
+    }
   }
   return rows.filter(([p]) => tree.has(p)).reduce((s, [, , rss]) => s + rss * 1024, 0);
 }

@@ -58,8 +58,8 @@ function vitest(label, name, args) {
   run(label, bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, ...args]);
   if (!fs.existsSync(file)) return { runner: name, passed: 0, failed: 1, skipped: 0, note: "no JSON report" };
   const v = JSON.parse(fs.readFileSync(file, "utf8"));
-  // A file that fails to load has no test results: count it as a failure.
-  const brokenFiles = (v.testResults ?? []).filter((f) => f.status === "failed" && (f.assertionResults ?? []).length === 0).length;
+  // A file that fails outside its tests (load error, beforeAll) has no failed test of its own: count it as a failure.
+  const brokenFiles = (v.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")).length;
   return { runner: name, passed: v.numPassedTests, failed: v.numFailedTests + brokenFiles, skipped: v.numPendingTests + (v.numTodoTests ?? 0) };
 }
 

@@ -23,10 +23,8 @@ export interface FaultContext {
   now(): number;
 }
 
-const stripVolatile = (o: KubeObject) => {
-  const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = o.metadata;
-  return JSON.stringify({ ...o, metadata: meta });
-};
+/** An object's JSON without what the store sets on every write, to compare it with the baseline. */
+const stripVolatile = (o: KubeObject) => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, uid: undefined, creationTimestamp: undefined } });
 
 export class FaultEngine {
   private readonly timers = new Set<NodeJS.Timeout>();

@@ -20,7 +20,12 @@ import { startDemoCluster, type DemoCluster } from "@/server/demo/cluster";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const DIST_REL = ".next/al-standalone";
 const DIST = path.join(ROOT, DIST_REL);
-const STANDALONE = path.join(DIST, "standalone");
+const BUILT = path.join(DIST, "standalone");
+/**
+ * The image's /app: the standalone output copied to a world-readable place, because the non-root user cannot always reach
+ * the checkout (a clone made with mktemp -d is mode 0700).
+ */
+const STANDALONE = fs.mkdtempSync(path.join(os.tmpdir(), "al-image-"));
 const APP_UID = 10001;
 const asRoot = process.getuid?.() === 0;
 
@@ -46,7 +51,7 @@ function run(cmd: string, args: string[], env: Record<string, string | undefined
 }
 
 async function ensureBuild(): Promise<void> {
-  const built = fs.statSync(path.join(STANDALONE, "server.js"), { throwIfNoEntry: false });
+  const built = fs.statSync(path.join(BUILT, "server.js"), { throwIfNoEntry: false });
   const fresh = built && built.mtimeMs > Math.max(...SOURCES.map((s) => newestSource(path.join(ROOT, s))));
   if (!fresh) {
     // A tsconfig of its own: a build with another distDir rewrites the include list of the tsconfig it is given.
@@ -64,7 +69,8 @@ async function ensureBuild(): Promise<void> {
     const r = await run(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "build"], env);
     if (r.code !== 0) throw new Error(`standalone build failed:\n${r.out}`);
   }
-  // Laid out as the Dockerfile does: static assets and public/ beside server.js.
+  // Laid out as the Dockerfile does: the standalone output, with static assets and public/ beside server.js.
+  fs.cpSync(BUILT, STANDALONE, { recursive: true, verbatimSymlinks: true });
   const staticDir = path.join(STANDALONE, DIST_REL, "static");
   fs.rmSync(staticDir, { recursive: true, force: true });
   fs.cpSync(path.join(DIST, "static"), staticDir, { recursive: true });
@@ -161,6 +167,7 @@ describe("standalone server (the container image's entry point)", { timeout: 120
 
   beforeAll(async () => {
     await ensureBuild();
+    fs.chmodSync(STANDALONE, 0o755);
     before = listFiles(STANDALONE);
     work = fs.mkdtempSync(path.join(os.tmpdir(), "al-standalone-"));
     fs.chmodSync(work, 0o755);
@@ -185,6 +192,7 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
     await demo?.close();
     if (work) fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(STANDALONE, { recursive: true, force: true });
   });
 
   it("serves the probes without credentials; readyz turns 200 once the first poll is done", async () => {
