@@ -1,0 +1,136 @@
+/**
+ * What every diagnostic check reads and returns: the public types, the thresholds, the stable check ids, and the context
+ * (one snapshot's analysis and sources) that diagnose() builds once for all checks.
+ */
+import type { Flavor, Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import type { Analysis, RoleSummary } from "@/lib/analysis/types";
+import type { SourceErrorInfo } from "@/lib/source-error";
+
+export type CheckStatus = "pass" | "warn" | "fail" | "unknown";
+
+export interface Check {
+  id: string;
+  title: string;
+  status: CheckStatus;
+  summary: string;
+  /** concrete facts: pod names, node names, counts; at most MAX_EVIDENCE items plus "and N more" */
+  evidence: string[];
+  fix: string;
+  /** the dashboard page that explains it */
+  view: string;
+}
+
+export interface SourceLike {
+  source: string;
+  state: "starting" | "ok" | "stale" | "error";
+  lastSuccess?: number | null;
+  latencyMs?: number | null;
+  error: SourceErrorInfo | null;
+}
+
+export interface FlappingCollector {
+  pod: string;
+  role: Role;
+  node: string | null;
+  transitions: number;
+}
+
+export interface ChurnLike {
+  flapping: readonly FlappingCollector[];
+}
+
+/** The dashboard's own collector selector per role (from its configuration), named when no pod matches it. */
+export interface CollectorSelector {
+  namespace: string;
+  selector: Readonly<Record<string, string>>;
+}
+
+export interface DiagnoseInput {
+  analysis: Analysis;
+  sources: readonly SourceLike[];
+  /** defaults to each role summary's flavor */
+  flavorByRole?: Partial<Record<Role, Flavor>>;
+  selectors?: Partial<Record<Role, CollectorSelector>>;
+  /** readiness churn, when the history store has it; null or absent: the flapping check is unknown */
+  churn?: ChurnLike | null;
+  nowMs: number;
+}
+
+export const MAX_EVIDENCE = 10;
+/** Load imbalance (max/mean of targets per collector) for hashing strategies: upstream's bounded load is 1.1. */
+export const IMBALANCE_WARN = 1.25;
+export const IMBALANCE_FAIL = 2;
+/** Below this mean of targets per collector, imbalance is noise. */
+export const IMBALANCE_MIN_MEAN = 5;
+/** Per-node locality below this ratio means per-node allocation is not doing its job. */
+export const LOCALITY_FAIL = 0.5;
+/** Readiness transitions of one collector in the churn window: from FLAP_WARN it flaps, from FLAP_FAIL it fails. */
+export const FLAP_WARN = 3;
+export const FLAP_FAIL = 10;
+
+export const CHECK_IDS = [
+  "ta-reachable",
+  "ta-ready",
+  "kube-reachable",
+  "kube-rbac",
+  "monitor-crds",
+  "collectors-discovered",
+  "collectors-missing-from-ta",
+  "collectors-unknown-to-kubernetes",
+  "collectors-not-eligible",
+  "ghost-targets",
+  "unassigned-targets",
+  "unassigned-gauge",
+  "nodes-without-collector",
+  "multiple-pods-per-node",
+  "per-node-drift",
+  "cross-node-scraping",
+  "monitors-double",
+  "monitors-orphaned",
+  "monitors-misrouted",
+  "jobs-without-targets",
+  "duplicate-targets",
+  "load-imbalance",
+  "collector-flapping",
+] as const;
+export type CheckId = (typeof CHECK_IDS)[number];
+
+export type Parsed = { kind: "ta"; role: Role } | { kind: "kube"; what: string } | { kind: "other" };
+
+/** Source names are `<cluster>/ta/<role>` and `<cluster>/kube/<what>` (pods/<role>, nodes, servicemonitors, podmonitors). */
+export function parseSource(source: string): Parsed {
+  const ta = /\/ta\/(per-node|cluster-scraper)$/.exec(source);
+  if (ta) return { kind: "ta", role: ta[1] as Role };
+  const kube = /\/kube\/(.+)$/.exec(source);
+  if (kube) return { kind: "kube", what: kube[1] };
+  return { kind: "other" };
+}
+
+export interface Ctx {
+  a: Analysis;
+  roles: Role[];
+  sum: (r: Role) => RoleSummary;
+  flavor: (r: Role) => Flavor;
+  sources: { s: SourceLike; p: Parsed }[];
+  podsKnown: (r: Role) => boolean;
+  input: DiagnoseInput;
+}
+
+export function context(input: DiagnoseInput): Ctx {
+  const a = input.analysis;
+  const roles = ROLES.filter((r) => a.roles[r]);
+  const sources = input.sources.map((s) => ({ s, p: parseSource(s.source) }));
+  return {
+    a,
+    roles,
+    sum: (r) => a.roles[r]!,
+    flavor: (r) => input.flavorByRole?.[r] ?? a.roles[r]?.flavor ?? "upstream",
+    sources,
+    podsKnown: (r) => {
+      const s = sources.find((x) => x.p.kind === "kube" && x.p.what === `pods/${r}`)?.s;
+      return !s || s.state === "ok" || (s.state === "stale" && Boolean(s.lastSuccess));
+    },
+    input,
+  };
+}
