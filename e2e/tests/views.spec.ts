@@ -52,7 +52,12 @@ test("views keep the cluster when navigating, and the cluster picker switches it
   await expect(page.getByRole("heading", { level: 1, name: "ready" })).toBeVisible();
   await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Nodes" }).click();
   await expect(page).toHaveURL(/\/nodes\?cluster=ready/);
-  await page.getByRole("link", { name: "Overview" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Nodes" })).toBeVisible();
+  await expect(page.getByText("ready · 12 nodes", { exact: false })).toBeVisible();
+  await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Overview" }).click();
+  await expect(page).toHaveURL(/\/\?cluster=ready$/);
+  await expect(page.getByRole("heading", { level: 1, name: "ready" })).toBeVisible();
   await page.getByLabel("Cluster", { exact: true }).selectOption("legacy");
+  await expect(page).not.toHaveURL(/cluster=ready/); // the first cluster is the default: no parameter
   await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
 });
