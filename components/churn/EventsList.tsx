@@ -4,6 +4,7 @@ import { KIND_LABEL, KIND_TONE, middleEllipsis, utcStamp, type ReadinessEvent } 
 import { keyed } from "@/lib/views/keyed";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
+import { ShowAllRoles } from "./ShowAllRoles";
 
 interface Props {
   events: ReadinessEvent[];
@@ -26,9 +27,7 @@ export function EventsList({ events, hidden, role, showRole, phrase, multiDay, n
             title={`No ${role} readiness event in ${phrase}`}
             hint={`${hidden} event${hidden === 1 ? "" : "s"} of the other role hidden.`}
             action={
-              <button type="button" className="btn" onClick={onShowAllRoles}>
-                Show all roles
-              </button>
+              <ShowAllRoles onClick={onShowAllRoles} />
             }
           />
         ) : (

@@ -3,6 +3,7 @@ import type { Role } from "@/lib/model";
 import { middleEllipsis, utcStamp, type Flapper } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
+import { ShowAllRoles } from "./ShowAllRoles";
 
 interface Props {
   flappers: Flapper[];
@@ -27,9 +28,7 @@ export function FlappingTable({ flappers, hidden, role, showRole, phrase, multiD
             title={`No ${role} collector flipped readiness in ${phrase}`}
             hint={`${hidden} flapping collector${hidden === 1 ? "" : "s"} of the other role hidden.`}
             action={
-              <button type="button" className="btn" onClick={onShowAllRoles}>
-                Show all roles
-              </button>
+              <ShowAllRoles onClick={onShowAllRoles} />
             }
           />
         ) : (

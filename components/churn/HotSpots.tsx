@@ -4,6 +4,7 @@ import type { Role } from "@/lib/model";
 import { middleEllipsis } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
+import { ShowAllRoles } from "./ShowAllRoles";
 
 const TOP = 8;
 
@@ -79,9 +80,7 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
             title={`No ${role} target moved`}
             hint={`${totals.byCollector.length} pair${totals.byCollector.length === 1 ? "" : "s"} of the other role hidden.`}
             action={
-              <button type="button" className="btn" onClick={onShowAllRoles}>
-                Show all roles
-              </button>
+              <ShowAllRoles onClick={onShowAllRoles} />
             }
           />
         )}

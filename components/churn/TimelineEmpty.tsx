@@ -1,6 +1,7 @@
 import type { Role } from "@/lib/model";
 import { RANGES, type RangeKey, type TimelineTotals } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
+import { ShowAllRoles } from "./ShowAllRoles";
 
 interface Props {
   phrase: string;
@@ -22,9 +23,7 @@ export function TimelineEmpty({ phrase, role, hidden, wider, custom, onRange, on
         title={`No ${role} readiness changes or reassignments in ${phrase}`}
         hint={`${hidden.readiness.toLocaleString("en-US")} readiness transitions and ${hidden.reassignments.toLocaleString("en-US")} reassignments of the other role hidden.`}
         action={
-          <button type="button" className="btn" onClick={onShowAllRoles}>
-            Show all roles
-          </button>
+          <ShowAllRoles onClick={onShowAllRoles} />
         }
       />
     );
