@@ -1,6 +1,5 @@
 import "server-only";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { stringify } from "yaml";
@@ -22,6 +21,7 @@ import { namespaceObjects, namespaceTable } from "./namespaces";
 import { allOf, fieldSelectorPredicate, labelSelectorPredicate, type Predicate, SelectorError } from "./selectors";
 import { renderTable, tableRequest, type TableRequest } from "./tables";
 import { type ActiveWatch, expiredStatus, serveWatch, withTypeMeta } from "./watch";
+import { listen } from "@/server/demo/listen";
 
 /**
  * The embedded demo cluster's Kubernetes API: plain HTTP on loopback, speaking the real wire protocol (discovery,
@@ -300,14 +300,7 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
   });
   server.keepAliveTimeout = 65_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, opts.port ?? 0, host);
   const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
   serverAddress = `${urlHost}:${port}`;

@@ -6,13 +6,14 @@ import "server-only";
  */
 import http from "node:http";
 import https from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import { gzipSync } from "node:zlib";
 import type { Flavor } from "@/lib/model";
 import { renderMetrics } from "./metrics";
 import { handle } from "./routes";
 import { bucketsFor, observe, type HistogramState, type TaState } from "./state";
+import { listen } from "@/server/demo/listen";
 
 export interface TaFaults {
   /** ms epoch: refuse every connection (reset) until then */
@@ -123,14 +124,7 @@ export async function startTaServer(opts: StartTaServerOptions): Promise<TaServe
   server.on("tlsClientError", (_err, socket) => socket.destroy());
   server.on("clientError", (_err, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, opts.port ?? 0, host);
   const hostPart = host.includes(":") ? `[${host}]` : host;
 
   return {
