@@ -25,6 +25,7 @@ import { TimelineChart } from "./TimelineChart";
 import { TimelineEmpty } from "./TimelineEmpty";
 import { useChurnUrl } from "./useChurnUrl";
 import styles from "./churn.module.css";
+import { RefreshBanner } from "@/components/ui/RefreshBanner";
 
 /** Roles the cluster has, from the series (every poll records each role) and the timeline. */
 function rolesOf(v: ChurnData): Role[] {
@@ -102,14 +103,7 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
       </div>
       <HistoryBackendBanner backend={v.backend} />
       <StaleBanner stale={v.stale} />
-      {q.isError ? (
-        <div className="banner warn" role="status">
-          <div>
-            <strong>The last refresh failed; showing the previous answer</strong>
-            {q.error.message}
-          </div>
-        </div>
-      ) : null}
+      <RefreshBanner api="GET /api/v1/churn" error={q.isError ? q.error : null} at={v.at} />
       <div className={styles.stack}>
         <div className={styles.top}>
           <Panel title="Timeline">

@@ -3,7 +3,7 @@ import { useCollectors } from "@/components/data/queries";
 import { DataAge } from "@/components/ui/DataAge";
 import { StaleBanner } from "@/components/ui/StaleBanner";
 import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
-import { RefreshBanner } from "@/components/ownership/RefreshBanner";
+import { RefreshBanner } from "@/components/ui/RefreshBanner";
 import { collectorSources, filterCollectors, sortCollectors } from "@/lib/views/collectors-view";
 import { CollectorTable } from "./CollectorTable";
 import { CollectorsSkeleton } from "./CollectorsSkeleton";

@@ -16,6 +16,7 @@ import { StatusFilter } from "./StatusFilter";
 import { StatusGlyph } from "./StatusIcon";
 import { useStatusFilter } from "./useStatusFilter";
 import styles from "./diagnostics.module.css";
+import { RefreshBanner } from "@/components/ui/RefreshBanner";
 
 export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
   const q = useDiagnostics();
@@ -74,14 +75,7 @@ export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
         </span>
       </div>
       <StaleBanner stale={v.stale} />
-      {q.isError ? (
-        <div className="banner warn" role="status">
-          <div>
-            <strong>The last refresh failed; showing the previous answer</strong>
-            {q.error.message}
-          </div>
-        </div>
-      ) : null}
+      <RefreshBanner api="GET /api/v1/diagnostics" error={q.isError ? q.error : null} at={v.at} />
       <div className={styles.bar}>
         <StatusFilter counts={v.counts} selected={filter.statuses} onToggle={filter.toggle} onClear={filter.clear} compact={embed} />
         <span className="sr-only" aria-live="polite">

@@ -11,7 +11,7 @@ import { dependencyNotice, filterMonitors, splitShares } from "@/lib/views/owner
 import { MonitorTable } from "./MonitorTable";
 import { MonitorToolbar } from "./MonitorToolbar";
 import { OwnershipSkeleton } from "./OwnershipSkeleton";
-import { RefreshBanner } from "./RefreshBanner";
+import { RefreshBanner } from "@/components/ui/RefreshBanner";
 import { RoleSplit } from "./RoleSplit";
 import { RoutingRule } from "./RoutingRule";
 import { useMonitorFilter } from "./useMonitorFilter";
