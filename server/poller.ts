@@ -7,7 +7,9 @@ import "server-only";
 import type { ClusterConfig } from "@/lib/config/schema";
 import type { MonitorRef, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { analyze } from "@/lib/analysis/analyze";
+import { analyzeSteps } from "@/lib/analysis/analyze";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { runSliced } from "@/server/cooperative";
 import type { Analysis, RoleInput, TaView } from "@/lib/analysis/types";
 import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
 import { TaClient, type TaReading } from "@/server/ta/client";
@@ -36,6 +38,8 @@ export interface Snapshot {
   sources: SourceStatus[];
   taRequestsLastPoll: number;
   bytesLastPoll: number;
+  /** the longest stretch the analysis held the event loop (it runs in slices) */
+  analysisLongestSliceMs: number;
 }
 
 export type PodEvent = { at: number; role: Role; type: "add" | "update" | "delete"; pod: KubeObj };
@@ -155,14 +159,17 @@ export class ClusterPoller {
           ...objectsOf(kube.podMonitors).map((m) => monitorFromObject(m, "PodMonitor")),
         ]
       : null;
-    const analysis = analyze({
-      cluster: this.config.name,
-      nowMs: Date.now(),
-      annotationKey: this.config.scraperAnnotation,
-      nodes: kube.nodes.list().map(nodeInfoFromObject),
-      roles,
-      monitors,
-    });
+    // In slices: API requests are answered between them while 150,000 targets are analysed.
+    const { value: analysis, longestSliceMs } = await runSliced(
+      analyzeSteps({
+        cluster: this.config.name,
+        nowMs: Date.now(),
+        annotationKey: this.config.scraperAnnotation,
+        nodes: kube.nodes.list().map(nodeInfoFromObject),
+        roles,
+        monitors,
+      }),
+    );
     const kubeStatuses: SourceStatus[] = kube.statuses().map((s) => ({
       source: s.source,
       state: s.state === "ok" ? "ok" : s.state === "starting" ? "starting" : s.lastSuccess ? "stale" : "error",
@@ -183,7 +190,10 @@ export class ClusterPoller {
       sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),
       taRequestsLastPoll: readings.reduce((s, r) => s + (r?.requests ?? 0), 0),
       bytesLastPoll: readings.reduce((s, r) => s + (r?.bytes ?? 0), 0),
+      analysisLongestSliceMs: longestSliceMs,
     };
+    // A turn for pending requests between the analysis' last slice and the listeners' work (the churn diff).
+    await nextTurn();
     for (const l of this.snapshotListeners) l(this.snapshot, previous);
     for (const w of this.waiters.splice(0)) w(this.snapshot);
   }

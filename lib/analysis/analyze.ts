@@ -1,6 +1,11 @@
 /**
  * The allocation analysis: from what Kubernetes and the TAs say, one view-shaped Analysis of a cluster.
  * Pure: no I/O, time comes in as nowMs.
+ *
+ * At 5,000 nodes a cluster has ~150,000 targets and the analysis takes a few hundred milliseconds: too long to hold the
+ * server's event loop. `analyzeSteps` is the same computation as a generator that yields between jobs (and every few
+ * thousand rows in the later passes), so the server can run it in slices and answer API requests in between
+ * (server/cooperative.ts); `analyze` runs it to the end at once.
  */
 import type { Collector, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
@@ -8,7 +13,8 @@ import { isEligible, ineligibleReason } from "@/lib/allocation/eligibility";
 import { expectedCollectorByNode } from "@/lib/allocation/strategies";
 import { classify, imbalance, localityRatio, type CollectorFacts } from "@/lib/analysis/classify";
 import { analyzeMonitors } from "@/lib/analysis/monitors";
-import { buildNodes } from "@/lib/analysis/nodes";
+import { buildNodesSteps } from "@/lib/analysis/nodes";
+import { runToEnd, type Steps } from "@/lib/steps";
 import {
   emptyClassCounts,
   type Analysis,
@@ -23,11 +29,22 @@ import {
 const STRICT = "cloudwatch" as const;
 
 export function analyze(input: AnalysisInput): Analysis {
+  return runToEnd(analyzeSteps(input));
+}
+
+/** A target seen once so far for its job and address: its row; seen in two places: the duplicate. */
+type Seen = TargetRow | Duplicate;
+const isDuplicate = (s: Seen): s is Duplicate => "holders" in s;
+
+export function* analyzeSteps(input: AnalysisInput): Steps<Analysis> {
   const zoneOf = new Map(input.nodes.map((n) => [n.name, n.zone]));
   const roles: Partial<Record<Role, RoleSummary>> = {};
   const collectors: CollectorRow[] = [];
   const targets: TargetRow[] = [];
-  const byAddress = new Map<string, Duplicate>();
+  // job -> address -> where it was seen: one map per job instead of a "job + address" key per target (no string built
+  // per target); a Duplicate object only for targets held twice.
+  const seen = new Map<string, Map<string, Seen>>();
+  const duplicates: Duplicate[] = [];
 
   for (const role of ROLES) {
     const ri = input.roles[role];
@@ -70,7 +87,7 @@ export function analyze(input: AnalysisInput): Analysis {
             drift++;
           }
         }
-        targets.push({
+        const row: TargetRow = {
           role,
           job,
           address,
@@ -82,12 +99,20 @@ export function analyze(input: AnalysisInput): Analysis {
           class: cls,
           reason: cls === "ghost" ? (f ? f.reason : "not a pod in Kubernetes (deleted or never existed)") : null,
           expected,
-        });
-        const dupKey = `${job}\u0000${address}`;
-        const d = byAddress.get(dupKey);
-        if (d) d.holders.push({ role, collector });
-        else byAddress.set(dupKey, { job, address, holders: [{ role, collector }] });
+        };
+        targets.push(row);
+        let byAddress = seen.get(job);
+        if (!byAddress) seen.set(job, (byAddress = new Map()));
+        const first = byAddress.get(address);
+        if (first === undefined) byAddress.set(address, row);
+        else if (isDuplicate(first)) first.holders.push({ role, collector });
+        else {
+          const d: Duplicate = { job, address, holders: [{ role: first.role, collector: first.collector }, { role, collector }] };
+          byAddress.set(address, d);
+          duplicates.push(d);
+        }
       }
+      yield;
     }
     const taCollectors = new Set(ta?.collectors ?? []);
     const ids = new Set([...podsByName.keys(), ...taCollectors]);
@@ -134,8 +159,8 @@ export function analyze(input: AnalysisInput): Analysis {
     };
   }
 
-  const monitors = analyzeMonitors(input, targets);
-  const nodes = buildNodes(input, collectors, targets);
+  const monitors = analyzeMonitors(input);
+  const nodes = yield* buildNodesSteps(input, collectors, targets);
   return {
     cluster: input.cluster,
     at: input.nowMs,
@@ -145,7 +170,7 @@ export function analyze(input: AnalysisInput): Analysis {
     nodes,
     monitors: monitors?.rows ?? null,
     monitorCounts: monitors?.counts ?? null,
-    duplicates: [...byAddress.values()].filter((d) => d.holders.length > 1),
+    duplicates,
     nodesWithoutCollector: nodes.filter((n) => n.state === "no_collector").map((n) => n.name),
   };
 }

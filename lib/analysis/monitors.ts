@@ -6,14 +6,12 @@
 import type { Ownership, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import { monitorRole, parseJobName } from "@/lib/routing";
-import type { AnalysisInput, MonitorRow, TargetRow } from "@/lib/analysis/types";
+import type { AnalysisInput, MonitorRow } from "@/lib/analysis/types";
 
 const monitorKey = (kind: string, ns: string, name: string) => `${kind}/${ns}/${name}`;
 
-export function analyzeMonitors(
-  input: AnalysisInput,
-  targets: readonly TargetRow[],
-): { rows: MonitorRow[]; counts: Record<Ownership, number> } | null {
+/** Target counts come from each TA's jobs (one step per job, not per target). */
+export function analyzeMonitors(input: AnalysisInput): { rows: MonitorRow[]; counts: Record<Ownership, number> } | null {
   if (!input.monitors) return null;
   const holders = new Map<string, { roles: Set<Role>; jobs: Set<string>; targets: Partial<Record<Role, number>> }>();
   const entry = (key: string) => {
@@ -33,11 +31,13 @@ export function analyzeMonitors(
       e.jobs.add(job);
     }
   }
-  for (const t of targets) {
-    const parsed = parseJobName(t.job);
-    if (!parsed) continue;
-    const e = entry(monitorKey(kindOf(parsed.kind), parsed.namespace, parsed.name));
-    e.targets[t.role] = (e.targets[t.role] ?? 0) + 1;
+  for (const role of ROLES) {
+    for (const [job, assignment] of input.roles[role]?.ta?.jobs ?? []) {
+      const parsed = parseJobName(job);
+      if (!parsed || assignment.targets.length === 0) continue;
+      const e = entry(monitorKey(kindOf(parsed.kind), parsed.namespace, parsed.name));
+      e.targets[role] = (e.targets[role] ?? 0) + assignment.targets.length;
+    }
   }
   const present = ROLES.filter((r) => input.roles[r]?.ta);
   const counts: Record<Ownership, number> = { ok: 0, double: 0, orphaned: 0, misrouted: 0 };

@@ -4,9 +4,15 @@
  * degraded (its collector is not eligible and its targets are served elsewhere), healthy, idle (nothing to scrape).
  */
 import type { Role } from "@/lib/model";
+import { runToEnd, STEP_ROWS, type Steps } from "@/lib/steps";
 import { emptyClassCounts, type AnalysisInput, type CollectorRow, type NodeRow, type TargetRow } from "@/lib/analysis/types";
 
 export function buildNodes(input: AnalysisInput, collectors: readonly CollectorRow[], targets: readonly TargetRow[]): NodeRow[] {
+  return runToEnd(buildNodesSteps(input, collectors, targets));
+}
+
+/** buildNodes as steps: yields every STEP_ROWS targets (see lib/steps.ts). */
+export function* buildNodesSteps(input: AnalysisInput, collectors: readonly CollectorRow[], targets: readonly TargetRow[]): Steps<NodeRow[]> {
   const rows = new Map<string, NodeRow>();
   for (const n of input.nodes) {
     rows.set(n.name, {
@@ -36,7 +42,9 @@ export function buildNodes(input: AnalysisInput, collectors: readonly CollectorR
   // Locality is the per-node agent's promise: the cluster-scraper scrapes across nodes by design.
   const hasPerNode = Boolean(input.roles["per-node" as Role]);
   const counts = (t: TargetRow) => !hasPerNode || t.role === "per-node";
-  for (const t of targets) {
+  for (let i = 0; i < targets.length; i++) {
+    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+    const t = targets[i];
     if (!counts(t)) continue;
     if (t.node) {
       const row = rows.get(t.node);

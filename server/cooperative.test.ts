@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { runSliced } from "@/server/cooperative";
+import { runToEnd, type Steps } from "@/lib/steps";
+
+/** A computation of `n` steps that each burn about `ms` of CPU; returns how many steps ran. */
+function* busy(n: number, ms: number): Steps<number> {
+  let i = 0;
+  for (; i < n; i++) {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+    yield;
+  }
+  return i;
+}
+
+describe("runSliced", () => {
+  it("returns what running the steps at once returns", async () => {
+    expect((await runSliced(busy(5, 0))).value).toBe(runToEnd(busy(5, 0)));
+  });
+
+  it("lets the event loop run between slices of about sliceMs", async () => {
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    const r = await runSliced(busy(40, 2), 10);
+    clearInterval(timer);
+    // 80 ms of work in slices of ~10 ms: several slices, and timers fired in between
+    expect(r.value).toBe(40);
+    expect(r.slices).toBeGreaterThanOrEqual(4);
+    expect(turns).toBeGreaterThanOrEqual(3);
+    // a slice ends at the first step boundary past sliceMs: at most one step (2 ms) over, with slack for a busy machine
+    expect(r.longestSliceMs).toBeLessThan(10 + 2 + 25);
+  });
+
+  it("holds the loop for the whole computation when run at once (the problem it solves)", () => {
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    runToEnd(busy(20, 2));
+    clearInterval(timer);
+    expect(turns).toBe(0);
+  });
+});
