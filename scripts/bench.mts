@@ -5,7 +5,8 @@
  * process), lets the real poller and analysis run, reads the same bytes itself to time a plain JSON.parse of them, measures
  * the API while polls run, and drives the node map and the targets page in Chromium. Prints a table, then one JSON line.
  *
- * Options: --nodes N (default 5000), --polls N (default 10), --interval S (dashboard poll interval, default 15).
+ * Options: --nodes N (default 5000), --polls N (default 10), --interval S (dashboard poll interval, default 15),
+ * --profile DIR (write a V8 CPU profile of the dashboard process to DIR, for chrome://inspect or speedscope).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -20,7 +21,7 @@ import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
 
-const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" } } });
 const NODES = Number(values.nodes ?? 5000);
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 15);
@@ -87,7 +88,8 @@ async function main() {
   log("starting the dashboard...");
   const port = 3190;
   const base = `http://127.0.0.1:${port}`;
-  const server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const profile = values.profile ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(values.profile)] : [];
+  const server = spawn(process.execPath, [...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1" },

@@ -4,7 +4,7 @@ import "server-only";
  * (never waiting for a poll); the churn counters are created here, once, and incremented by the churn module as events
  * happen. Kept on globalThis so that route bundles and instrumentation share one registry.
  */
-import { Counter, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Registry } from "prom-client";
 import pkg from "@/package.json";
 import { ROLES } from "@/lib/model";
 import { CHURN_METRICS, DerivedMetrics, deriveSeries, infoSeries, type Series } from "@/lib/metrics/derived";
@@ -32,6 +32,10 @@ function state(): State {
   const holder = globalThis as Holder;
   if (!holder[KEY]) {
     const registry = new Registry();
+    // The process' own health, under the standard names (process_resident_memory_bytes, nodejs_eventloop_lag_p99_seconds,
+    // nodejs_heap_size_used_bytes, ...): what the scale targets are about (RSS, event-loop starvation) and what an
+    // operator alerts on.
+    collectDefaultMetrics({ register: registry });
     const counter = (m: (typeof CHURN_METRICS)[keyof typeof CHURN_METRICS]) =>
       new Counter<"cluster" | "role">({ name: m.name, help: m.help, labelNames: ["cluster", "role"], registers: [registry] });
     holder[KEY] = {
