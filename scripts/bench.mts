@@ -6,7 +6,9 @@
  * the API while polls run, and drives the node map and the targets page in Chromium. Prints a table, then one JSON line.
  *
  * Options: --nodes N (default 5000), --polls N (default 10), --interval S (dashboard poll interval, default 15),
- * --profile DIR (write a V8 CPU profile of the dashboard process to DIR, for chrome://inspect or speedscope).
+ * --profile DIR (write a V8 CPU profile of the dashboard process to DIR, for chrome://inspect or speedscope),
+ * --soak S (then keep polling for S seconds with churn every 90 s: rollouts, a crash-looping collector, nodes added, faults
+ * healed; RSS sampled every 30 s; prints its start, end, maximum and trend over the second half, in MiB per hour).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -21,10 +23,11 @@ import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
 
-const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" }, soak: { type: "string" } } });
 const NODES = Number(values.nodes ?? 5000);
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 15);
+const SOAK_S = Number(values.soak ?? 0);
 const root = path.resolve(import.meta.dirname, "..");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-"));
 const children: ChildProcess[] = [];
@@ -204,6 +207,8 @@ async function main() {
   const targetsFirstRowsMs = performance.now() - t;
   await browser.close();
 
+  const soak = SOAK_S > 0 ? await soakRun(base, info.control, server.pid!) : null;
+
   const cpu = polls.map((p) => p.cpuMs);
   const wall = polls.map((p) => p.wallMs);
   const result = {
@@ -222,6 +227,7 @@ async function main() {
     nodeMapFirstPaintMs: nodeMapPaintMs,
     nodeMapFeedbackMs: feedbackMs,
     targetsFirstRowsMs,
+    soak,
     totalSeconds: (Date.now() - started) / 1000,
   };
   const rows: [string, string, string][] = [
@@ -240,8 +246,76 @@ async function main() {
     ["node map hover feedback", `${feedbackMs.toFixed(0)} ms`, "target <= 100 ms"],
     ["targets page first rows", `${targetsFirstRowsMs.toFixed(0)} ms`, "target <= 1000 ms"],
   ];
+  if (soak) {
+    rows.push([`RSS over a ${(soak.seconds / 60).toFixed(0)} min soak with churn`, `${soak.startMiB.toFixed(0)} -> ${soak.endMiB.toFixed(0)} MiB (max ${soak.maxMiB.toFixed(0)})`, "target <= 1024 MiB, flat"]);
+    rows.push(["RSS trend, second half of the soak", `${soak.slopeMiBPerHour.toFixed(0)} MiB/h (${soak.polls} polls, ${soak.churn} churn steps)`, ""]);
+  }
   for (const [k, v, target] of rows) console.log(`${k.padEnd(38)} ${v.padEnd(28)} ${target}`);
   console.log(JSON.stringify(result));
+}
+
+/** Least-squares slope of y over x. */
+function slope(points: { x: number; y: number }[]): number {
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p.x, 0) / n;
+  const my = points.reduce((s, p) => s + p.y, 0) / n;
+  const num = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
+  const den = points.reduce((s, p) => s + (p.x - mx) ** 2, 0);
+  return den ? num / den : 0;
+}
+
+/** Polls go on for SOAK_S seconds while the demo churns; RSS of the dashboard's process tree every 30 s. */
+async function soakRun(base: string, control: string, pid: number) {
+  log(`soak: ${SOAK_S} s with churn...`);
+  const truth = (await (await fetch(`${control}/truth`)).json()) as { collectors: { role: string; node: string }[] };
+  const nodes = truth.collectors.filter((c) => c.role === "per-node").map((c) => c.node).sort();
+  const fault = (body: object) => fetch(`${control}/faults`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+  const steps = [
+    () => fault({ fault: "rollout", role: "per-node" }),
+    () => fault({ fault: "collector-crashloop", node: nodes[Math.floor(Math.random() * nodes.length)] }),
+    () => fault({ fault: "node-add" }),
+    () => fault({ fault: "collector-not-ready", node: nodes[Math.floor(Math.random() * nodes.length)] }),
+    () => fetch(`${control}/faults`, { method: "DELETE" }).then((r) => r.arrayBuffer()),
+  ];
+  const t0 = Date.now();
+  const pollsAt0 = (await metrics(base)).get("allocation_lens_last_poll_timestamp_seconds") ?? 0;
+  let polls = 0;
+  let lastPoll = pollsAt0;
+  let churn = 0;
+  let nextChurn = t0;
+  const samples: { x: number; y: number }[] = [];
+  let nextSample = t0;
+  while (Date.now() - t0 < SOAK_S * 1000) {
+    const now = Date.now();
+    if (now >= nextChurn) {
+      await steps[churn % steps.length]().catch((e) => log(`soak: churn step failed: ${(e as Error).message}`));
+      churn++;
+      nextChurn += 90_000;
+    }
+    if (now >= nextSample) {
+      const rss = rssOfTree(pid) / 2 ** 20;
+      samples.push({ x: (now - t0) / 3_600_000, y: rss });
+      log(`soak: ${((now - t0) / 60_000).toFixed(1)} min, RSS ${rss.toFixed(0)} MiB, ${polls} polls`);
+      nextSample += 30_000;
+    }
+    const at = (await metrics(base).catch(() => new Map<string, number>())).get("allocation_lens_last_poll_timestamp_seconds") ?? lastPoll;
+    if (at > lastPoll) {
+      polls++;
+      lastPoll = at;
+    }
+    await new Promise((r) => setTimeout(r, 5_000));
+  }
+  const second = samples.slice(Math.floor(samples.length / 2));
+  return {
+    seconds: (Date.now() - t0) / 1000,
+    polls,
+    churn,
+    startMiB: samples[0].y,
+    endMiB: samples.at(-1)!.y,
+    maxMiB: Math.max(...samples.map((p) => p.y)),
+    slopeMiBPerHour: slope(second),
+    samples: samples.map((p) => Math.round(p.y)),
+  };
 }
 
 main()
