@@ -12,7 +12,7 @@ type Spec = { job: string; targets: [address: string, node: string | null, colle
 function ta(specs: Spec[], collectors: string[]): TaView {
   return {
     ready: true,
-    jobs: new Map(specs.map((s) => [s.job, { collectors, targets: s.targets.map(([address, node, collector]) => ({ address, node, collector })) }])),
+    jobs: new Map(specs.map((s) => [s.job, { targets: s.targets.map(([address, node, collector]) => ({ address, node, collector })) }])),
     collectors,
     unassignedLive: 0,
     unassignedReported: 0,

@@ -17,7 +17,7 @@ export interface AgentPod extends PodView {
 /** What the TA served at its last good read. */
 export interface TaView {
   ready: boolean;
-  /** job -> its collectors and targets, as the TA lists them (unassigned targets appear nowhere) */
+  /** job -> its targets with their collectors, as the TA lists them (unassigned targets appear nowhere) */
   jobs: ReadonlyMap<string, JobAssignment>;
   collectors: readonly string[];
   unassignedLive: number | null;

@@ -17,7 +17,7 @@ import { TaHttp, type HttpResult } from "@/server/ta/http";
 
 export interface TaReading {
   ready: boolean;
-  /** job -> its collectors and targets (address, node, collector); discovered labels are not kept */
+  /** job -> its targets (address, node, collector); discovered labels and per-job collector lists are not kept */
   jobs: Map<string, JobAssignment>;
   /** every collector id the TA lists */
   collectors: string[];
@@ -74,7 +74,7 @@ export class TaClient {
           const extracted = extractJobTargets(this.parse(await got(path), path));
           if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
           for (const c of extracted.value.collectors) collectors.add(c);
-          jobs.set(job, extracted.value);
+          jobs.set(job, { targets: extracted.value.targets });
         }),
       ),
     );
