@@ -2,15 +2,19 @@
  * PromQL for the churn view read from a Prometheus-compatible backend (Prometheus, Thanos, Mimir) that scraped this
  * dashboard's /metrics. Pure: strings in, strings out.
  *
- * Two things every query here does:
- * - `max by (...)` over the dashboard's replicas: two dashboard replicas scraped by the same backend each export the same
- *   counters for the same cluster (different `instance`/`pod` labels), each counting the same events. Summing them would
- *   double count; the max is what one replica saw (and covers a replica that restarted and missed some).
- * - Counter increase over a bucket as `(X - X offset w) >= 0 or increase(X[w])`: the plain difference between the values
- *   at the bucket's two ends is exact and telescopes (buckets add up to the range, a flip between two scrapes that straddle
- *   a bucket edge is not lost as it is with `increase()` alone); `increase()` takes over where the difference does not
- *   exist or is negative: a series born inside the bucket (created at 0, so nothing is extrapolated before it) or a counter
- *   reset (a dashboard restart). Values are rounded by the caller (increase() extrapolates a little at the window's end).
+ * Two things to know:
+ * - Several dashboard replicas scraped by the same backend each export the same counters for the same cluster (different
+ *   `instance`/`pod` labels), each counting the same events: summing them would double count. The flapping ranking takes
+ *   `max by (role, pod, node)` over the replicas. The timeline cannot take a max per bucket: replicas are scraped at
+ *   different moments, so a flip near a bucket edge lands in bucket k for one replica and k+1 for the other and a max per
+ *   bucket counts it twice (the integration test saw 8 flips for 6). Its queries return each replica's own increments and
+ *   lib/prometheus/reshape.ts takes the max over replicas of their cumulative counts, which telescopes.
+ * - A counter's increase over a window w, exact where it can be: `(X - X offset w) >= 0`, the difference between the
+ *   values at the window's two ends (a flip between two scrapes that straddle a bucket edge is not lost, as it is with
+ *   increase(), which also extrapolates); for a series born inside the window, `X - min_over_time(X[w])`: what it gained
+ *   since its first sample (a counter that existed before the backend first scraped it does not count its past, and
+ *   this dashboard creates its series at 0, so nothing is lost before the first scrape); for a counter reset inside the
+ *   window (a dashboard restart), `increase()`, which handles resets. Sample values are rounded by the caller.
  */
 
 /** The label-matcher grammar of PromQL: `name op "value"` with op one of = != =~ !~. */
@@ -58,10 +62,10 @@ export function duration(ms: number): string {
   return whole % 1000 === 0 ? `${whole / 1000}s` : `${whole}ms`;
 }
 
-/** The increase of counter selector `sel` over the `windowMs` ending at each evaluation instant (see the header). */
+/** Per series, the increase of counter selector `sel` over the `windowMs` ending at each evaluation instant (see the header). */
 export function counterIncrease(sel: string, windowMs: number): string {
   const w = duration(windowMs);
-  return `(${sel} - ${sel} offset ${w}) >= 0 or increase(${sel}[${w}])`;
+  return `(${sel} - ${sel} offset ${w}) >= 0 or ((${sel} - min_over_time(${sel}[${w}])) unless ${sel} offset ${w}) or increase(${sel}[${w}])`;
 }
 
 export const CHURN_SERIES = {
@@ -74,7 +78,7 @@ export const CHURN_SERIES = {
 } as const;
 
 export interface ChurnQueries {
-  /** query_range, step = bucket width: per role, the increase over each bucket */
+  /** query_range, step = bucket width: per replica and role, the increase over each bucket (reshape.ts takes the max) */
   readiness: string;
   reassignments: string;
   /** query_range: per role, the mean ratio over each bucket */
@@ -91,17 +95,22 @@ export function churnQueries(cluster: string, matchers: readonly Matcher[], buck
   const sel = (metric: string, extra: Matcher[] = []) => selector(metric, cluster, extra, matchers);
   const w = duration(bucketMs);
   return {
-    // max over the dashboard's replicas (see the header), per role
-    readiness: `max by (role) (${counterIncrease(sel(CHURN_SERIES.readiness), bucketMs)})`,
-    reassignments: `max by (role) (${counterIncrease(sel(CHURN_SERIES.reassignments), bucketMs)})`,
+    // per replica: the max over replicas is taken on cumulative counts in reshape.ts (see the header)
+    readiness: counterIncrease(sel(CHURN_SERIES.readiness), bucketMs),
+    reassignments: counterIncrease(sel(CHURN_SERIES.reassignments), bucketMs),
+    // max over the dashboard's replicas (see the header), per role: gauges, no double count possible, one value per role
     locality: `max by (role) (avg_over_time(${sel(CHURN_SERIES.locality)}[${w}]))`,
     ghosts: `max by (role) (max_over_time(${sel(CHURN_SERIES.targets, [{ name: "class", op: "=", value: "ghost" }])}[${w}]))`,
     unassigned: `max by (role) (max_over_time(${sel(CHURN_SERIES.unassigned)}[${w}]))`,
+    // max over the dashboard's replicas, per pod: one window, so no bucket edge to straddle
     flapping: `topk(${limit}, max by (role, pod, node) (${counterIncrease(sel(CHURN_SERIES.collectorReadiness), rangeMs)}) > 0)`,
   };
 }
 
-/** query_range over just these pods: per bucket, the flips of each (lastAt = the end of the last bucket with one). */
+/**
+ * query_range over just these pods: per bucket, the flips of each (lastAt = the end of the last bucket with one). The max
+ * over replicas per bucket is fine here: only whether a bucket has a flip matters.
+ */
 export function flappingBucketsQuery(cluster: string, matchers: readonly Matcher[], pods: readonly string[], bucketMs: number): string {
   const podRe = pods.map(escapeRegex).join("|");
   const sel = selector(CHURN_SERIES.collectorReadiness, cluster, [{ name: "pod", op: "=~", value: podRe }], matchers);

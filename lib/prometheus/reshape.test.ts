@@ -35,6 +35,20 @@ describe("timelineFromMatrices", () => {
   });
 });
 
+describe("replicas", () => {
+  it("does not count twice a flip two replicas scraped on either side of a bucket edge, nor sum replicas", () => {
+    // 3 flips: replica a saw them in buckets 0, 1, 1; replica b (scraped later) in buckets 1, 1, 2
+    const a = matrix({ role: "per-node", instance: "a" }, [[end(0), "1"], [end(1), "2"], [end(2), "0"]]);
+    const b = matrix({ __name__: "x", role: "per-node", instance: "b" }, [[end(0), "0"], [end(1), "2"], [end(2), "1"]]);
+    const t = timelineFromMatrices(range, 10, [a, b], []);
+    expect(t.map((x) => x.readiness).slice(0, 4)).toEqual([1, 2, 0, 0]);
+    expect(t.reduce((s, x) => s + x.readiness, 0)).toBe(3);
+    // one replica restarted and missed the first flip: the other one's count stands
+    const c = matrix({ role: "per-node", instance: "c" }, [[end(1), "1"], [end(2), "1"]]);
+    expect(timelineFromMatrices(range, 10, [a, c], []).reduce((s, x) => s + x.readiness, 0)).toBe(3);
+  });
+});
+
 describe("seriesFromMatrices", () => {
   it("keeps the mean ratio per role and sums the worst ghosts and unassigned over roles; null without data", () => {
     const s = seriesFromMatrices(range, 10, {

@@ -39,23 +39,58 @@ function num(v: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Timeline buckets from the per-role increase of the two churn counters (rounded: increase() may extrapolate). */
-export function timelineFromMatrices(range: Range, buckets: number, readiness: Matrix, reassignments: Matrix): TimelineBucket[] {
+/** A series' identity without its metric name (`A or B` mixes series with and without one). */
+function replicaKey(metric: Record<string, string>): string {
+  return JSON.stringify(Object.entries(metric).filter(([k]) => k !== "__name__").sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * Per role, the count in each bucket from per-replica increments: each replica's increments are summed into a cumulative
+ * count, the max over replicas of the cumulative counts is taken at each bucket end, and its steps are the buckets. Unlike
+ * a max per bucket, this does not count twice a flip that two replicas scraped on either side of a bucket edge; with one
+ * replica it is the replica's own counts. Increments are rounded (exact counter differences, but sample values are text).
+ */
+export function perRoleCounts(m: Matrix, range: Range, buckets: number): Map<Role, number[]> {
   const { widthMs } = rangeGrid(range, buckets);
+  const replicas = new Map<string, { role: Role; steps: number[] }>();
+  for (const s of m) {
+    const role = s.metric.role;
+    if (!isRole(role)) continue;
+    const key = replicaKey(s.metric);
+    let r = replicas.get(key);
+    if (!r) replicas.set(key, (r = { role, steps: new Array<number>(buckets).fill(0) }));
+    for (const [t, v] of s.values) {
+      const i = bucketOf(t, range, buckets, widthMs);
+      const n = num(v);
+      if (i >= 0 && n !== null) r.steps[i] += Math.max(0, Math.round(n));
+    }
+  }
+  const maxCumulative = new Map<Role, number[]>();
+  for (const { role, steps } of replicas.values()) {
+    const cur = maxCumulative.get(role) ?? new Array<number>(buckets).fill(0);
+    let sum = 0;
+    steps.forEach((x, i) => {
+      sum += x;
+      cur[i] = Math.max(cur[i], sum);
+    });
+    maxCumulative.set(role, cur);
+  }
+  const out = new Map<Role, number[]>();
+  for (const [role, cum] of maxCumulative) out.set(role, cum.map((c, i) => c - (i ? cum[i - 1] : 0)));
+  return out;
+}
+
+/** Timeline buckets from the per-replica increments of the two churn counters (see perRoleCounts). */
+export function timelineFromMatrices(range: Range, buckets: number, readiness: Matrix, reassignments: Matrix): TimelineBucket[] {
   const out: TimelineBucket[] = Array.from({ length: buckets }, (_, i) => ({ t: bucketStart(i, range, buckets), readiness: 0, reassignments: 0, byRole: {} }));
   const add = (m: Matrix, key: "readiness" | "reassignments") => {
-    for (const s of m) {
-      const role = s.metric.role;
-      if (!isRole(role)) continue;
-      for (const [t, v] of s.values) {
-        const i = bucketOf(t, range, buckets, widthMs);
-        const n = num(v);
-        if (i < 0 || n === null) continue;
-        const count = Math.max(0, Math.round(n));
+    for (const [role, counts] of perRoleCounts(m, range, buckets)) {
+      counts.forEach((count, i) => {
+        if (count <= 0) return; // as the local timeline: a role's slot only where something happened
         const slot = (out[i].byRole[role] ??= { readiness: 0, reassignments: 0 });
         slot[key] += count;
         out[i][key] += count;
-      }
+      });
     }
   };
   add(readiness, "readiness");

@@ -62,9 +62,10 @@ export async function churnFor(url: string, now = Date.now(), log: Log = (m) => 
           : new SourceError({ source: `prometheus ${source.prometheus!.endpoint}`, kind: "parse", message: (e as Error)?.message ?? String(e) });
       source.fallback = true;
       source.error = { kind: err.kind, message: `${err.source}: ${err.message}`, hint: err.hint ?? null };
-      const line = `allocation-lens: churn: ${snapshot.cluster}: ${source.error.message}; showing local history`;
-      if (line !== lastLogged) log(line);
-      lastLogged = line;
+      // once per kind of failure, not once per request (every browser polls the view)
+      const key = `${snapshot.cluster} ${err.kind} ${err.status ?? ""}`;
+      if (key !== lastLogged) log(`allocation-lens: churn: ${snapshot.cluster}: ${source.error.message}; showing local history`);
+      lastLogged = key;
     }
   }
 
