@@ -181,6 +181,10 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     expect(readinessByRole(older.view)).toEqual({ "per-node": 6 });
     const recent = await churn(`last=5000`);
     expect(recent.view.source).toMatchObject({ requested: "auto", answered: "local" });
+    // a range the backend holds nothing of: not zeros presented as "no churn", but local data and the reason
+    const before = (l.source.localFrom ?? Date.now()) - 3_600_000;
+    const empty = await churn(`source=prometheus&from=${before - 3_600_000}&to=${before}`);
+    expect(empty.view.source).toMatchObject({ answered: "local", fallback: true, error: { kind: "not_found", message: expect.stringContaining('job="allocation-lens"') } });
 
     // what Prometheus stored of the dashboard: no scrape_configs value, no token
     const stored = JSON.stringify(await promQuery(`{__name__=~"allocation_lens_.*"}`));
@@ -196,10 +200,12 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     expect(flips(down.view)).toEqual(flips(l));
     const autoDown = await churn(`from=${(l.source.localFrom ?? Date.now()) - 3_600_000}&to=${to}`);
     expect(autoDown.view.source).toMatchObject({ requested: "auto", answered: "local", fallback: true });
-    expect(captured.filter((line) => line.includes("showing local history") && line.includes(`127.0.0.1:${promPort}`))).toHaveLength(1);
+    const logged = captured.filter((line) => line.includes("showing local history") && line.includes(`127.0.0.1:${promPort}`));
+    expect(logged.filter((line) => line.includes("ECONNREFUSED")), logged.join("\n")).toHaveLength(1); // once, not once per request
+    expect(logged.filter((line) => line.includes("no allocation_lens_ series"))).toHaveLength(1);
 
     // nothing secret in what was returned, logged, or stored in Prometheus
-    const returned = [fromProm.text, fromLocal.text, older.text, recent.text, down.text, autoDown.text].join("\n");
+    const returned = [fromProm.text, fromLocal.text, older.text, recent.text, empty.text, down.text, autoDown.text].join("\n");
     for (const secret of [TOKEN, DEMO_SECRET_MARKER]) {
       expect(returned.includes(secret), `${secret} in a response`).toBe(false);
       expect(captured.some((line) => line.includes(secret)), `${secret} in the log`).toBe(false);

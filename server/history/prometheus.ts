@@ -9,6 +9,7 @@ import type { Flapper, Range, SeriesPoint, TimelineBucket } from "@/lib/analysis
 import { churnQueries, flappingBucketsQuery, parseMatcher, type Matcher } from "@/lib/prometheus/promql";
 import { flappersFromVector, rangeGrid, rankFlappers, seriesFromMatrices, timelineFromMatrices } from "@/lib/prometheus/reshape";
 import { PrometheusClient } from "@/server/history/prometheus-client";
+import { SourceError } from "@/lib/source-error";
 
 export interface PrometheusChurn {
   timeline: TimelineBucket[];
@@ -38,6 +39,15 @@ export async function churnFromPrometheus(client: PrometheusClient, cluster: str
     client.queryRange(q.unassigned, grid),
     client.query(q.flapping, query.to / 1000),
   ]);
+  if (readiness.length === 0 && reassignments.length === 0 && locality.length === 0) {
+    // nothing of this dashboard in the range: zeros would read as "no churn"; the local store answers instead
+    throw new SourceError({
+      source: `prometheus ${client.endpoint}`,
+      kind: "not_found",
+      message: `no allocation_lens_ series for cluster "${cluster}"${matchers.length ? ` matching ${matchers.map((m) => `${m.name}${m.op}"${m.value}"`).join(",")}` : ""} in this range`,
+      hint: "is the backend scraping this dashboard's /metrics (ServiceMonitor), and do history.prometheus.matchers select it?",
+    });
+  }
   const pods = flappersFromVector(flapping);
   // lastAt: a second range query over just the ranked pods, on the same grid
   const perBucket = pods.length ? await client.queryRange(flappingBucketsQuery(cluster, matchers, [...new Set(pods.map((p) => p.pod))], grid.widthMs), grid) : [];
