@@ -90,8 +90,15 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
 
   const events = byRole(v.events, role);
   // events and hot spots always come from the local store: say what they cover when Prometheus answered the rest
-  const localNote = localOnlyNote(v.source, v.from);
-  const withNote = (text: string) => (localNote ? `${text} · ${localNote}` : text);
+  const localNote = localOnlyNote(v.source, v.from, v.to);
+  const withNote = (text: string) =>
+    localNote ? (
+      <span className="age" title={localNote.title}>
+        {text} · {localNote.text}
+      </span>
+    ) : (
+      <span className="age">{text}</span>
+    );
   return (
     <div>
       <div className={`page-head ${styles.head}`}>
@@ -123,17 +130,13 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           <Panel title="Flapping collectors" right={<span className="age">readiness flips in range</span>}>
             <FlappingTable flappers={flapping.shown} hidden={flapping.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
-          <Panel title="Reassignment hot spots" right={<span className="age">{withNote(`${v.reassignments.total.toLocaleString("en-US")} targets moved`)}</span>}>
+          <Panel title="Reassignment hot spots" right={withNote(`${v.reassignments.total.toLocaleString("en-US")} targets moved`)}>
             <HotSpots totals={v.reassignments} role={role} showRole={showRole} phrase={phrase} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
         </div>
         <Panel
           title="Latest readiness events"
-          right={
-            <span className="age">
-              {withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`)}
-            </span>
-          }
+          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`)}
         >
           <EventsList events={events.shown} hidden={events.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
         </Panel>

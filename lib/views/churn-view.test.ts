@@ -38,10 +38,11 @@ describe("source", () => {
   });
 
   it("says what the local-only panels cover when Prometheus answered", () => {
-    expect(localOnlyNote(src({ answered: "prometheus" }), T - 1000)).toBe("local history, since 2026-03-01 12:03 UTC");
-    expect(localOnlyNote(src({ answered: "prometheus" }), T)).toBeNull();
-    expect(localOnlyNote(src({ answered: "prometheus", localFrom: null }), T)).toBe("local history holds none of this range");
-    expect(localOnlyNote(src({}), T - 1000)).toBeNull();
+    expect(localOnlyNote(src({ answered: "prometheus" }), T - 1000, T + 1000)).toEqual({ text: "local since 12:03", title: expect.stringContaining("2026-03-01 12:03 UTC") });
+    expect(localOnlyNote(src({ answered: "prometheus" }), T - 1000, T + 86_400_000)?.text).toBe("local since 03-01 12:03");
+    expect(localOnlyNote(src({ answered: "prometheus" }), T, T + 1000)).toBeNull();
+    expect(localOnlyNote(src({ answered: "prometheus", localFrom: null }), T, T + 1000)?.text).toBe("no local history");
+    expect(localOnlyNote(src({}), T - 1000, T)).toBeNull();
   });
 });
 

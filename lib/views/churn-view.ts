@@ -58,14 +58,17 @@ export function sourceLine(s: ChurnSource | undefined): SourceLine | null {
 }
 
 /**
- * What the panels that always read the local store (events, hot spots) cover, when Prometheus answered the rest: null
- * when local history covers the whole range.
+ * What the panels that always read the local store (events, hot spots) cover, when Prometheus answered the rest: a short
+ * text for the panel header and the full story for its title; null when local history covers the whole range.
  */
-export function localOnlyNote(s: ChurnSource | undefined, from: number): string | null {
+export function localOnlyNote(s: ChurnSource | undefined, from: number, to: number): { text: string; title: string } | null {
   if (!s || s.answered !== "prometheus") return null;
-  if (s.localFrom === null) return "local history holds none of this range";
+  if (s.localFrom === null) return { text: "no local history", title: "Events and reassignment details come from local history, which holds none of this range" };
   if (s.localFrom <= from) return null;
-  return `local history, since ${utcMinute(s.localFrom)} UTC`;
+  return {
+    text: `local since ${spansDays(s.localFrom, to) ? utcDate(s.localFrom).slice(5) + " " : ""}${utcTime(s.localFrom).slice(0, 5)}`,
+    title: `Events and reassignment details come from local history, which starts at ${utcMinute(s.localFrom)} UTC (Prometheus holds no such series)`,
+  };
 }
 
 /** Milliseconds since the epoch or an ISO 8601 time (as the API accepts), else null. */
