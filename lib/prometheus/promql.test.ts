@@ -48,12 +48,13 @@ describe("queries", () => {
     if (!job.ok) throw new Error();
     const q = churnQueries("prod", [job.matcher], 60_000, 3_600_000);
     const sel = 'allocation_lens_readiness_transitions_total{cluster="prod",job="lens"}';
-    expect(q.readiness).toBe(`(${sel} - ${sel} offset 60s) >= 0 or ((${sel} - min_over_time(${sel}[60s])) unless ${sel} offset 60s) or increase(${sel}[60s])`);
+    const reset = `resets(${sel}[60s]) > 0`;
+    expect(q.readiness).toBe(`((${sel} - ${sel} offset 60s) >= 0 unless ${reset}) or ((${sel} - min_over_time(${sel}[60s])) unless ${sel} offset 60s unless ${reset}) or increase(${sel}[60s])`);
     expect(q.reassignments).toContain("allocation_lens_target_reassignments_total{");
     expect(q.locality).toBe('max by (role) (avg_over_time(allocation_lens_locality_ratio{cluster="prod",job="lens"}[60s]))');
     expect(q.ghosts).toContain('allocation_lens_targets{cluster="prod",class="ghost",job="lens"}[60s]');
     expect(q.unassigned).toContain("max_over_time(allocation_lens_unassigned_targets{");
     expect(q.flapping).toMatch(/^topk\(20, max by \(role, pod, node\) \(.*offset 3600s.*\[3600s\]\)\) > 0\)$/);
-    expect(counterIncrease("x", 1000)).toBe("(x - x offset 1s) >= 0 or ((x - min_over_time(x[1s])) unless x offset 1s) or increase(x[1s])");
+    expect(counterIncrease("x", 1000)).toBe("((x - x offset 1s) >= 0 unless resets(x[1s]) > 0) or ((x - min_over_time(x[1s])) unless x offset 1s unless resets(x[1s]) > 0) or increase(x[1s])");
   });
 });

@@ -13,8 +13,9 @@
  *   values at the window's two ends (a flip between two scrapes that straddle a bucket edge is not lost, as it is with
  *   increase(), which also extrapolates); for a series born inside the window, `X - min_over_time(X[w])`: what it gained
  *   since its first sample (a counter that existed before the backend first scraped it does not count its past, and
- *   this dashboard creates its series at 0, so nothing is lost before the first scrape); for a counter reset inside the
- *   window (a dashboard restart), `increase()`, which handles resets. Sample values are rounded by the caller.
+ *   this dashboard creates its series at 0, so nothing is lost before the first scrape); for a series with a counter reset
+ *   inside the window (a dashboard restarted with the same labels), `increase()`, which handles resets. Sample values are
+ *   rounded by the caller.
  */
 
 /** The label-matcher grammar of PromQL: `name op "value"` with op one of = != =~ !~. */
@@ -65,7 +66,8 @@ export function duration(ms: number): string {
 /** Per series, the increase of counter selector `sel` over the `windowMs` ending at each evaluation instant (see the header). */
 export function counterIncrease(sel: string, windowMs: number): string {
   const w = duration(windowMs);
-  return `(${sel} - ${sel} offset ${w}) >= 0 or ((${sel} - min_over_time(${sel}[${w}])) unless ${sel} offset ${w}) or increase(${sel}[${w}])`;
+  const reset = `resets(${sel}[${w}]) > 0`;
+  return `((${sel} - ${sel} offset ${w}) >= 0 unless ${reset}) or ((${sel} - min_over_time(${sel}[${w}])) unless ${sel} offset ${w} unless ${reset}) or increase(${sel}[${w}])`;
 }
 
 export const CHURN_SERIES = {

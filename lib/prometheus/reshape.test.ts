@@ -47,6 +47,16 @@ describe("replicas", () => {
     const c = matrix({ role: "per-node", instance: "c" }, [[end(1), "1"], [end(2), "1"]]);
     expect(timelineFromMatrices(range, 10, [a, c], []).reduce((s, x) => s + x.readiness, 0)).toBe(3);
   });
+
+  it("adds up replicas that follow each other (a dashboard pod replaced by a new one)", () => {
+    const old = matrix({ role: "per-node", instance: "old" }, [[end(0), "2"], [end(1), "1"]]);
+    const next = matrix({ role: "per-node", instance: "new" }, [[end(3), "0"], [end(4), "4"], [end(5), "1"]]);
+    expect(timelineFromMatrices(range, 10, [old, next], []).map((x) => x.readiness).slice(0, 6)).toEqual([2, 1, 0, 0, 4, 1]);
+    // a replica added while another runs sees the same events from then on: no double count
+    const scaled = matrix({ role: "per-node", instance: "scaled" }, [[end(1), "0"], [end(4), "4"], [end(5), "1"]]);
+    const both = matrix({ role: "per-node", instance: "both" }, [[end(0), "2"], [end(1), "1"], [end(4), "4"], [end(5), "1"]]);
+    expect(timelineFromMatrices(range, 10, [both, scaled], []).reduce((s, x) => s + x.readiness, 0)).toBe(8);
+  });
 });
 
 describe("seriesFromMatrices", () => {

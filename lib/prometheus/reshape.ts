@@ -45,38 +45,49 @@ function replicaKey(metric: Record<string, string>): string {
 }
 
 /**
- * Per role, the count in each bucket from per-replica increments: each replica's increments are summed into a cumulative
- * count, the max over replicas of the cumulative counts is taken at each bucket end, and its steps are the buckets. Unlike
- * a max per bucket, this does not count twice a flip that two replicas scraped on either side of a bucket edge; with one
- * replica it is the replica's own counts. Increments are rounded (exact counter differences, but sample values are text).
+ * Per role, the count in each bucket from per-replica increments (one series per dashboard replica and role).
+ * Replicas alive together see the same events, so their counts are not added: the running total is the max over replicas
+ * of their cumulative counts, which, unlike a max per bucket, does not count twice a flip that two replicas scraped on
+ * either side of a bucket edge. Replicas that follow each other (a dashboard pod replaced by a new one, a new `instance`)
+ * must add up, so a series that first appears inside the range counts on top of the total reached before it appeared.
+ * Increments are rounded (exact counter differences, but sample values are text).
  */
 export function perRoleCounts(m: Matrix, range: Range, buckets: number): Map<Role, number[]> {
   const { widthMs } = rangeGrid(range, buckets);
-  const replicas = new Map<string, { role: Role; steps: number[] }>();
+  const replicas = new Map<string, { role: Role; steps: number[]; first: number }>();
   for (const s of m) {
     const role = s.metric.role;
     if (!isRole(role)) continue;
     const key = replicaKey(s.metric);
     let r = replicas.get(key);
-    if (!r) replicas.set(key, (r = { role, steps: new Array<number>(buckets).fill(0) }));
+    if (!r) replicas.set(key, (r = { role, steps: new Array<number>(buckets).fill(0), first: buckets }));
     for (const [t, v] of s.values) {
       const i = bucketOf(t, range, buckets, widthMs);
       const n = num(v);
-      if (i >= 0 && n !== null) r.steps[i] += Math.max(0, Math.round(n));
+      if (i < 0 || n === null) continue;
+      r.steps[i] += Math.max(0, Math.round(n));
+      r.first = Math.min(r.first, i);
     }
   }
-  const maxCumulative = new Map<Role, number[]>();
-  for (const { role, steps } of replicas.values()) {
-    const cur = maxCumulative.get(role) ?? new Array<number>(buckets).fill(0);
-    let sum = 0;
-    steps.forEach((x, i) => {
-      sum += x;
-      cur[i] = Math.max(cur[i], sum);
-    });
-    maxCumulative.set(role, cur);
-  }
+  const byRole = new Map<Role, { steps: number[]; first: number }[]>();
+  for (const r of replicas.values()) byRole.set(r.role, [...(byRole.get(r.role) ?? []), r]);
   const out = new Map<Role, number[]>();
-  for (const [role, cum] of maxCumulative) out.set(role, cum.map((c, i) => c - (i ? cum[i - 1] : 0)));
+  for (const [role, rs] of byRole) {
+    const total = new Array<number>(buckets).fill(0);
+    const offset = rs.map(() => 0);
+    const cum = rs.map(() => 0);
+    for (let i = 0; i < buckets; i++) {
+      let t = i ? total[i - 1] : 0;
+      rs.forEach((r, k) => {
+        if (i < r.first) return;
+        if (i === r.first) offset[k] = i ? total[i - 1] : 0;
+        cum[k] += r.steps[i];
+        t = Math.max(t, offset[k] + cum[k]);
+      });
+      total[i] = t;
+    }
+    out.set(role, total.map((x, i) => x - (i ? total[i - 1] : 0)));
+  }
   return out;
 }
 
