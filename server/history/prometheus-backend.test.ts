@@ -91,7 +91,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
         global: { scrape_interval: "1s", scrape_timeout: "900ms" },
         scrape_configs: [
           // two replicas of the dashboard, as a ServiceMonitor over two pods would give
-          { job_name: "allocation-lens", static_configs: [{ targets: [target], labels: { replica: "a" } }, { targets: [target], labels: { replica: "b" } }] },
+          { job_name: "allocation-lens", honor_labels: true, static_configs: [{ targets: [target], labels: { replica: "a" } }, { targets: [target], labels: { replica: "b" } }] },
           // another dashboard's series in the same backend, excluded by the configured matcher
           { job_name: "other-lens", static_configs: [{ targets: [target] }] },
         ],
