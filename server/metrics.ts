@@ -15,6 +15,8 @@ export interface ChurnCounters {
   readinessTransitions: Counter<"cluster" | "role">;
   /** allocation_lens_target_reassignments_total{cluster,role} */
   targetReassignments: Counter<"cluster" | "role">;
+  /** allocation_lens_collector_readiness_transitions_total{cluster,role,pod,node} */
+  collectorTransitions: Counter<"cluster" | "role" | "pod" | "node">;
 }
 
 interface State {
@@ -36,12 +38,17 @@ function state(): State {
     // nodejs_heap_size_used_bytes, ...): what the scale targets are about (RSS, event-loop starvation) and what an
     // operator alerts on.
     collectDefaultMetrics({ register: registry });
-    const counter = (m: (typeof CHURN_METRICS)[keyof typeof CHURN_METRICS]) =>
+    const counter = (m: (typeof CHURN_METRICS)["readinessTransitions" | "targetReassignments"]) =>
       new Counter<"cluster" | "role">({ name: m.name, help: m.help, labelNames: ["cluster", "role"], registers: [registry] });
+    const perPod = CHURN_METRICS.collectorTransitions;
     holder[KEY] = {
       registry,
       derived: new DerivedMetrics(registry),
-      churn: { readinessTransitions: counter(CHURN_METRICS.readinessTransitions), targetReassignments: counter(CHURN_METRICS.targetReassignments) },
+      churn: {
+        readinessTransitions: counter(CHURN_METRICS.readinessTransitions),
+        targetReassignments: counter(CHURN_METRICS.targetReassignments),
+        collectorTransitions: new Counter({ name: perPod.name, help: perPod.help, labelNames: ["cluster", "role", "pod", "node"], registers: [registry] }),
+      },
       queue: Promise.resolve(),
     };
   }

@@ -6,7 +6,7 @@ import type { Flapper, TimelineRow } from "@/lib/views/churn-view";
 import { DataAge } from "@/components/ui/DataAge";
 import { Panel } from "@/components/ui/Panel";
 import { StaleBanner } from "@/components/ui/StaleBanner";
-import { HistoryBackendBadge } from "./HistoryBackend";
+import { HistoryBackendBadge, HistorySourceBadge } from "./HistoryBackend";
 import { TimelineChart } from "./TimelineChart";
 import styles from "./churn.module.css";
 
@@ -34,7 +34,10 @@ export function ChurnEmbed({ v, rows, roles, multiDay, empty, flapping, picker, 
         </div>
       </div>
       <StaleBanner stale={v.stale} />
-      <Panel title="Timeline" right={v.backend.backend === "memory" ? <HistoryBackendBadge backend={v.backend} /> : undefined}>
+      <Panel
+        title="Timeline"
+        right={v.source?.prometheus ? <HistorySourceBadge source={v.source} /> : v.backend.backend === "memory" ? <HistoryBackendBadge backend={v.backend} /> : undefined}
+      >
         <TimelineChart rows={rows} roles={roles} multiDay={multiDay} height={96} empty={empty} />
       </Panel>
       <p className={styles.embedFoot}>

@@ -7,7 +7,7 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES, type Role } from "@/lib/model";
 import type { ChurnView as ChurnData } from "@/lib/views/churn";
-import { RANGES, byRole, seriesRoles, seriesRows, spansDays, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
+import { RANGES, byRole, localOnlyNote, rangeKeys, seriesRoles, seriesRows, spansDays, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
 import { churnParams, useChurn } from "@/components/data/churn-queries";
 import { DataAge } from "@/components/ui/DataAge";
 import { ErrorState, Panel } from "@/components/ui/Panel";
@@ -16,7 +16,7 @@ import { ChurnEmbed } from "./ChurnEmbed";
 import { ChurnSkeleton } from "./ChurnSkeleton";
 import { EventsList } from "./EventsList";
 import { FlappingTable } from "./FlappingTable";
-import { HistoryBackendBadge, HistoryBackendBanner } from "./HistoryBackend";
+import { HistoryBackendBadge, HistoryBackendBanner, HistorySourceBadge, HistorySourceBanner } from "./HistoryBackend";
 import { HotSpots } from "./HotSpots";
 import { RangePicker } from "./RangePicker";
 import { RoleChips } from "./RoleChips";
@@ -72,14 +72,15 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
   const rows = timelineRows(v.timeline, v.to, role);
   const all = timelineTotals(timelineRows(v.timeline, v.to, null));
   const shown = timelineTotals(rows);
-  const wider = url.request.kind === "preset" ? widerRange(url.request.key) : "1h";
+  const prometheus = Boolean(v.source?.prometheus);
+  const wider = url.request.kind === "preset" ? widerRange(url.request.key, prometheus) : "1h";
   const empty =
     shown.readiness + shown.reassignments === 0 ? (
       <TimelineEmpty phrase={phrase} role={role} hidden={all} wider={wider} custom={url.request.kind === "custom"} onRange={url.setRange} onShowAllRoles={() => url.setRole(null)} />
     ) : null;
   const flapping = byRole(v.flapping, role);
   const picker = (
-    <RangePicker request={url.request} shown={{ from: v.from, to: v.to }} onPreset={url.setRange} onCustom={url.setCustom} compact={embed} />
+    <RangePicker request={url.request} shown={{ from: v.from, to: v.to }} onPreset={url.setRange} onCustom={url.setCustom} keys={rangeKeys(prometheus)} compact={embed} />
   );
   const updating = <span className={styles.updating} aria-live="polite">{q.isPlaceholderData ? "updating…" : ""}</span>;
 
@@ -88,6 +89,16 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
   }
 
   const events = byRole(v.events, role);
+  // events and hot spots always come from the local store: say what they cover when Prometheus answered the rest
+  const localNote = localOnlyNote(v.source, v.from, v.to);
+  const withNote = (text: string) =>
+    localNote ? (
+      <span className="age" title={localNote.title}>
+        {text} · {localNote.text}
+      </span>
+    ) : (
+      <span className="age">{text}</span>
+    );
   return (
     <div>
       <div className={`page-head ${styles.head}`}>
@@ -97,10 +108,12 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           {updating}
           {allRoles.length > 1 ? <RoleChips roles={allRoles} role={role} onRole={url.setRole} /> : null}
           {picker}
+          <HistorySourceBadge source={v.source} />
           <HistoryBackendBadge backend={v.backend} />
           <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
         </div>
       </div>
+      <HistorySourceBanner source={v.source} />
       <HistoryBackendBanner backend={v.backend} />
       <StaleBanner stale={v.stale} />
       <RefreshBanner api="GET /api/v1/churn" error={q.isError ? q.error : null} at={v.at} />
@@ -117,13 +130,13 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           <Panel title="Flapping collectors" right={<span className="age">readiness flips in range</span>}>
             <FlappingTable flappers={flapping.shown} hidden={flapping.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
-          <Panel title="Reassignment hot spots" right={<span className="age">{v.reassignments.total.toLocaleString("en-US")} targets moved</span>}>
+          <Panel title="Reassignment hot spots" right={withNote(`${v.reassignments.total.toLocaleString("en-US")} targets moved`)}>
             <HotSpots totals={v.reassignments} role={role} showRole={showRole} phrase={phrase} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
         </div>
         <Panel
           title="Latest readiness events"
-          right={<span className="age">{v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`}</span>}
+          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`)}
         >
           <EventsList events={events.shown} hidden={events.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
         </Panel>

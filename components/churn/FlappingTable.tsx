@@ -46,7 +46,8 @@ export function FlappingTable({ flappers, hidden, role, showRole, phrase, multiD
           {showRole ? <col style={{ width: "14%" }} /> : null}
           <col />
           <col style={{ width: "13%" }} />
-          <col style={{ width: "14%" }} />
+          {/* "11-30 18:52:25" across days (7 d, 30 d) needs more than "18:52:25" */}
+          <col style={{ width: multiDay ? "20%" : "14%" }} />
         </colgroup>
         <thead>
           <tr>

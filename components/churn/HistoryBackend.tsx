@@ -1,4 +1,5 @@
 import type { ChurnView } from "@/lib/views/churn";
+import { sourceLine, utcMinute } from "@/lib/views/churn-view";
 
 /**
  * Where the churn history lives. SQLite that failed: a warning with the file and the error (history is lost on restart).
@@ -28,5 +29,30 @@ export function HistoryBackendBadge({ backend }: { backend: ChurnView["backend"]
     <span className="badge muted" title={backend.path ? `SQLite: ${backend.path}` : "SQLite"}>
       history: SQLite
     </span>
+  );
+}
+
+/** Which source answered, when a Prometheus backend is configured: "from Prometheus at host", "local history". */
+export function HistorySourceBadge({ source }: { source: ChurnView["source"] | undefined }) {
+  const line = sourceLine(source);
+  if (!line) return null;
+  return (
+    <span className={`badge ${line.tone}`} title={line.title} data-testid="churn-source">
+      {line.text}
+    </span>
+  );
+}
+
+/** Prometheus was asked and failed: the local store answered. Says so, with the error and its hint. */
+export function HistorySourceBanner({ source }: { source: ChurnView["source"] | undefined }) {
+  if (!source?.fallback) return null;
+  return (
+    <div className="banner warn" role="status" aria-live="polite">
+      <div>
+        <strong>Prometheus failed: showing local history{source.localFrom !== null ? ` (since ${utcMinute(source.localFrom)} UTC)` : ""}</strong>
+        <code>{source.error?.message ?? source.prometheus?.endpoint}</code>
+        {source.error?.hint ? <span style={{ color: "var(--muted)" }}> - {source.error.hint}</span> : null}
+      </div>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 import { useId, useState, type FormEvent } from "react";
-import { RANGES, RANGE_KEYS, fromInputValue, toInputValue, utcMinute, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-view";
+import { RANGES, fromInputValue, toInputValue, utcMinute, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-view";
 import styles from "./churn.module.css";
 
 interface Props {
@@ -9,12 +9,14 @@ interface Props {
   shown: { from: number; to: number } | null;
   onPreset: (key: RangeKey) => void;
   onCustom: (from: string, to: string | null) => void;
+  /** the presets offered (longer ones with a Prometheus backend) */
+  keys: readonly RangeKey[];
   /** no custom form (embed tiles) */
   compact?: boolean;
 }
 
 /** Presets as a segmented group (aria-pressed), and a custom from/to form in UTC. */
-export function RangePicker({ request, shown, onPreset, onCustom, compact = false }: Props) {
+export function RangePicker({ request, shown, onPreset, onCustom, keys, compact = false }: Props) {
   const [open, setOpen] = useState(false);
   const active = request.kind === "preset" ? request.key : null;
   return (
@@ -25,7 +27,7 @@ export function RangePicker({ request, shown, onPreset, onCustom, compact = fals
         </span>
       ) : null}
       <div className={styles.segments} role="group" aria-label="Time range">
-        {RANGE_KEYS.map((k) => (
+        {keys.map((k) => (
           <button key={k} type="button" aria-pressed={active === k} onClick={() => onPreset(k)} title={RANGES[k].phrase}>
             {RANGES[k].label}
           </button>

@@ -263,9 +263,24 @@ export const churnViewSchema = z
     cluster: z.string(),
     from: ms,
     to: ms,
+    source: z
+      .object({
+        requested: z.enum(["auto", "local", "prometheus"]),
+        answered: z.enum(["local", "prometheus"]).meta({ description: "who answered the timeline, the series and the flapping ranking" }),
+        prometheus: z
+          .object({ endpoint: z.string().meta({ description: "scheme, host and path of the configured backend" }) })
+          .strict()
+          .nullable()
+          .meta({ description: "the configured Prometheus-compatible backend (history.prometheus), null when none" }),
+        fallback: z.boolean().meta({ description: "true when Prometheus was asked and failed: the local store answered instead" }),
+        error: z.object({ kind: z.string(), message: z.string(), hint: z.string().nullable() }).strict().nullable(),
+        localFrom: ms.nullable().meta({ description: "where local history starts: the events and the reassignment details always come from it" }),
+      })
+      .strict(),
     backend: z
       .object({ backend: z.enum(["sqlite", "memory"]), error: z.string().nullable(), path: z.string().nullable().optional().meta({ description: "the SQLite file in use, or the one that could not be used" }) })
-      .strict(),
+      .strict()
+      .meta({ description: "the local history store" }),
     filter: z
       .object({ node: z.string().nullable(), pod: z.string().nullable() })
       .strict()

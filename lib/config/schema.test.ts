@@ -91,4 +91,58 @@ describe("parseConfig", () => {
     const badMode = parseConfig({ ...base, auth: { mode: "basic" } });
     expect(badMode.ok === false && badMode.errors.join("\n")).toContain('auth.mode: expected "none", "proxy" or "token" (got "basic")');
   });
+
+  describe("history.prometheus", () => {
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const withProm = (prometheus: unknown) => parseConfig({ ...base, history: { prometheus } });
+
+    it("is optional; given, fills its defaults and keeps a Mimir path prefix, headers and matchers", () => {
+      const none = parseConfig(base);
+      expect(none.ok && none.config.history.prometheus).toBeUndefined();
+      const r = withProm({
+        url: "https://mimir.example.com/prometheus",
+        tls: { ca: "/tls/ca.crt", cert: "/tls/c.crt", key: "/tls/c.key" },
+        bearerTokenFile: "/secrets/token",
+        headers: { "X-Scope-OrgID": "tenant-1" },
+        matchers: ['job="allocation-lens"', 'namespace=~"lens-.*"'],
+      });
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      expect(r.config.history.prometheus).toMatchObject({ url: "https://mimir.example.com/prometheus", timeoutSeconds: 10, headers: { "X-Scope-OrgID": "tenant-1" } });
+      expect(r.config.history.prometheus?.matchers).toHaveLength(2);
+      const minimal = withProm({ url: "http://prometheus:9090" });
+      expect(minimal.ok && minimal.config.history.prometheus).toMatchObject({ headers: {}, matchers: [], timeoutSeconds: 10 });
+    });
+
+    it("names each bad field and the fix", () => {
+      const r = withProm({
+        url: "ftp://prometheus:9090",
+        timeoutSeconds: "slow",
+        headers: { Authorization: "Bearer x", "bad header": "v" },
+        matchers: ["job=lens", 'cluster="x"'],
+        tls: { cert: "/c.crt" },
+        extra: 1,
+      });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      const text = r.errors.join("\n");
+      expect(text).toMatch(/history\.prometheus\.url: expected the http:\/\/ or https:\/\/ URL of the Prometheus API root.*\(got "ftp:/);
+      expect(text).toContain('history.prometheus.timeoutSeconds: expected a number of seconds (got "slow")');
+      expect(text).toMatch(/history\.prometheus\.headers\.Authorization: .*bearerTokenFile/);
+      expect(text).toMatch(/history\.prometheus\.headers\.bad header: expected an HTTP header name/);
+      expect(text).toMatch(/history\.prometheus\.matchers\[0\]: expected a PromQL label matcher such as job="allocation-lens".*\(got "job=lens"\)/);
+      expect(text).toMatch(/history\.prometheus\.matchers\[1\]: the cluster label is set by the dashboard/);
+      expect(text).toContain("cert and key go together");
+      expect(text).toMatch(/history\.prometheus: .*extra/);
+    });
+
+    it("refuses credentials in the URL, and a query string", () => {
+      const r = withProm({ url: "https://user:secret@prometheus:9090" });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.errors.join("\n")).toMatch(/history\.prometheus\.url: no user or password in the URL: put a token in a file and name it in bearerTokenFile/);
+      const q = withProm({ url: "http://prometheus:9090/?x=1" });
+      expect(!q.ok && q.errors.join("\n")).toMatch(/no query or fragment/);
+    });
+  });
 });

@@ -7,6 +7,7 @@ import { DEFAULT_SCRAPER_ANNOTATION_KEY } from "@/lib/config/constants";
 import { parseCidr } from "@/lib/auth/cidr";
 import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
 import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/headers";
+import { parseMatcher } from "@/lib/prometheus/promql";
 
 const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
   message: "expected a Kubernetes label key such as app.kubernetes.io/component",
@@ -94,6 +95,47 @@ export const embedSchema = z
   })
   .strict();
 
+/** An HTTP header name (RFC 9110 token), and names that carry credentials: those come from files (bearerTokenFile, tls). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
+
+/**
+ * A Prometheus-compatible query endpoint (Prometheus, Thanos Query, Mimir) holding the `allocation_lens_` series that it
+ * scraped from this dashboard: the churn view reads long ranges from it. `url` is the API root (the part before
+ * `/api/v1/query`), possibly with a path prefix such as `/prometheus` for Mimir.
+ */
+export const historyPrometheusSchema = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/, message: "expected the http:// or https:// URL of the Prometheus API root, e.g. http://prometheus:9090 or https://mimir/prometheus" })
+      .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { message: "no user or password in the URL: put a token in a file and name it in bearerTokenFile" })
+      .refine((u) => !/[?#]/.test(u), { message: "no query or fragment: give the API root only (the dashboard appends /api/v1/query_range)" }),
+    tls: tlsSchema.optional(),
+    bearerTokenFile: z.string().min(1, "expected the path of a file holding the bearer token").optional(),
+    headers: z
+      .record(z.string(), z.string({ message: "expected a header value (a string)" }), { message: "expected a map of header name to value, e.g. {X-Scope-OrgID: tenant-1}" })
+      .superRefine((h, ctx) => {
+        for (const [name, value] of Object.entries(h)) {
+          if (!HEADER_NAME.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "expected an HTTP header name such as X-Scope-OrgID" });
+          else if (SECRET_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: "custom", path: [name], message: "credentials do not go in headers: use bearerTokenFile or tls" });
+          if (!/^[\t\x20-\x7e]*$/.test(value)) ctx.addIssue({ code: "custom", path: [name], message: "expected a printable ASCII header value" });
+        }
+      })
+      .default({}),
+    timeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(300).default(10),
+    maxResponseBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    matchers: z
+      .array(
+        z.string().superRefine((m, ctx) => {
+          const r = parseMatcher(m);
+          if (!r.ok) ctx.addIssue({ code: "custom", message: r.message });
+        }),
+        { message: 'expected a list of label matchers such as ["job=\\"allocation-lens\\""]' },
+      )
+      .default([]),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
@@ -102,6 +144,7 @@ export const configSchema = z
         path: z.string().min(1).optional(),
         retentionDays: z.number().positive().max(365).default(7),
         maxBytes: z.number().int().positive().default(256 * 1024 * 1024),
+        prometheus: historyPrometheusSchema.optional(),
       })
       .strict()
       .default({ retentionDays: 7, maxBytes: 256 * 1024 * 1024 }),
@@ -124,6 +167,7 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type TaConfig = z.infer<typeof taSchema>;
 export type AuthConfig = z.infer<typeof authSchema>;
 export type EmbedConfig = z.infer<typeof embedSchema>;
+export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
 
 /** One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`. */
 export function formatConfigIssues(error: z.ZodError, input: unknown): string[] {

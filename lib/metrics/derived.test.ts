@@ -67,6 +67,7 @@ describe("deriveSeries", () => {
     expect(DERIVED_METRICS.collectors.labelNames).toEqual(["cluster", "role", "state"]);
     expect(CHURN_METRICS.readinessTransitions.name).toBe("allocation_lens_readiness_transitions_total");
     expect(CHURN_METRICS.targetReassignments.name).toBe("allocation_lens_target_reassignments_total");
+    expect(CHURN_METRICS.collectorTransitions).toMatchObject({ name: "allocation_lens_collector_readiness_transitions_total", labelNames: ["cluster", "role", "pod", "node"] });
   });
 
   it("maps targets by class (zeros included), unassigned and locality (omitted when null)", () => {

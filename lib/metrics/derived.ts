@@ -41,6 +41,12 @@ export const DERIVED_METRICS = {
 export const CHURN_METRICS = {
   readinessTransitions: spec("allocation_lens_readiness_transitions_total", "counter", ["cluster", "role"], "Collector readiness transitions seen in pod watch events."),
   targetReassignments: spec("allocation_lens_target_reassignments_total", "counter", ["cluster", "role"], "Targets whose collector changed between two consecutive snapshots."),
+  collectorTransitions: spec(
+    "allocation_lens_collector_readiness_transitions_total",
+    "counter",
+    ["cluster", "role", "pod", "node"],
+    "Readiness flips (became ready, became not ready) of one collector pod; 0 from when the pod is first seen, removed some minutes after it is gone.",
+  ),
 } as const satisfies Record<string, MetricSpec>;
 
 export interface Series {

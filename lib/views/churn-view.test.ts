@@ -19,15 +19,46 @@ import {
   utcStamp,
   utcTime,
   widerRange,
+  rangeKeys,
+  sourceLine,
+  localOnlyNote,
 } from "@/lib/views/churn-view";
+import type { ChurnSource } from "@/lib/views/churn-source";
 
 const T = Date.parse("2026-03-01T12:03:07Z");
+
+describe("source", () => {
+  const src = (o: Partial<ChurnSource>): ChurnSource => ({ requested: "auto", answered: "local", prometheus: { endpoint: "https://mimir.example.com/prometheus" }, fallback: false, error: null, localFrom: T, ...o });
+  it("names the backend by host, says when Prometheus failed, and nothing without one", () => {
+    expect(sourceLine(src({ answered: "prometheus" }))).toMatchObject({ text: "from Prometheus at mimir.example.com", tone: "info", title: expect.stringContaining("https://mimir.example.com/prometheus") });
+    expect(sourceLine(src({}))).toMatchObject({ text: "local history", tone: "muted" });
+    expect(sourceLine(src({ fallback: true, error: { kind: "network", message: "ECONNREFUSED", hint: null } }))).toEqual({ text: "local history: Prometheus failed", title: "ECONNREFUSED", tone: "warn" });
+    expect(sourceLine(src({ prometheus: null }))).toBeNull();
+    expect(sourceLine(undefined)).toBeNull();
+  });
+
+  it("says what the local-only panels cover when Prometheus answered", () => {
+    expect(localOnlyNote(src({ answered: "prometheus" }), T - 1000, T + 1000)).toEqual({ text: "local since 12:03", title: expect.stringContaining("2026-03-01 12:03 UTC") });
+    expect(localOnlyNote(src({ answered: "prometheus" }), T - 1000, T + 86_400_000)?.text).toBe("local since 03-01 12:03");
+    expect(localOnlyNote(src({ answered: "prometheus" }), T, T + 1000)).toBeNull();
+    expect(localOnlyNote(src({ answered: "prometheus", localFrom: null }), T, T + 1000)?.text).toBe("no local history");
+    expect(localOnlyNote(src({}), T - 1000, T)).toBeNull();
+  });
+});
 
 describe("ranges", () => {
   it("widens to the next preset, not past the largest", () => {
     expect(widerRange("15m")).toBe("1h");
     expect(widerRange("1h")).toBe("6h");
     expect(widerRange("7d")).toBeNull();
+    expect(widerRange("7d", true)).toBe("30d");
+    expect(widerRange("30d", true)).toBeNull();
+  });
+
+  it("offers 30 d only with a Prometheus backend", () => {
+    expect(rangeKeys(false)).toEqual(["15m", "1h", "6h", "24h", "7d"]);
+    expect(rangeKeys(true)).toEqual(["15m", "1h", "6h", "24h", "7d", "30d"]);
+    expect(RANGES["30d"]).toMatchObject({ ms: 30 * 86_400_000, label: "30 d", buckets: 90 });
   });
 
   it("asks for a relative window unless a valid custom range is set", () => {

@@ -5,8 +5,9 @@
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { CollectorMove, Flapper, ReadinessEvent, ReadinessKind, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
+import type { ChurnSource } from "@/lib/views/churn-source";
 
-export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d"] as const;
+export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d", "30d"] as const;
 export type RangeKey = (typeof RANGE_KEYS)[number];
 
 const MIN = 60_000;
@@ -18,14 +19,56 @@ export const RANGES: Record<RangeKey, { ms: number; label: string; phrase: strin
   "6h": { ms: 6 * HOUR, label: "6 h", phrase: "the last 6 hours", buckets: 72 },
   "24h": { ms: 24 * HOUR, label: "24 h", phrase: "the last 24 hours", buckets: 96 },
   "7d": { ms: 7 * 24 * HOUR, label: "7 d", phrase: "the last 7 days", buckets: 84 },
+  "30d": { ms: 30 * 24 * HOUR, label: "30 d", phrase: "the last 30 days", buckets: 90 },
 };
+/** 30 d only when a Prometheus-compatible backend holds the history (the local store keeps 7 days by default). */
+export const PROMETHEUS_ONLY_RANGES: readonly RangeKey[] = ["30d"];
+
+/** The presets offered: the longer ones only with a Prometheus backend configured. */
+export function rangeKeys(prometheus: boolean): RangeKey[] {
+  return RANGE_KEYS.filter((k) => prometheus || !PROMETHEUS_ONLY_RANGES.includes(k));
+}
 export const DEFAULT_RANGE: RangeKey = "1h";
 export const CUSTOM_BUCKETS = 60;
 
-/** The next larger preset (the empty state's action), or null from the largest. */
-export function widerRange(key: RangeKey): RangeKey | null {
-  const i = RANGE_KEYS.indexOf(key);
-  return i >= 0 && i < RANGE_KEYS.length - 1 ? RANGE_KEYS[i + 1] : null;
+/** The next larger preset offered (the empty state's action), or null from the largest. */
+export function widerRange(key: RangeKey, prometheus = false): RangeKey | null {
+  const keys = rangeKeys(prometheus);
+  const i = keys.indexOf(key);
+  return i >= 0 && i < keys.length - 1 ? keys[i + 1] : null;
+}
+
+export interface SourceLine {
+  text: string;
+  /** the full story, for a title */
+  title: string;
+  tone: "info" | "muted" | "warn";
+}
+
+/** `https://mimir.example.com/prometheus` -> `mimir.example.com`. */
+const hostOf = (endpoint: string) => endpoint.replace(/^[a-z]+:\/\//i, "").split("/")[0];
+
+/** The badge near the range picker: which source answered the timeline, series and flapping ranking. Null: nothing to say. */
+export function sourceLine(s: ChurnSource | undefined): SourceLine | null {
+  if (!s || !s.prometheus) return null;
+  const { endpoint } = s.prometheus;
+  if (s.answered === "prometheus") return { text: `from Prometheus at ${hostOf(endpoint)}`, title: `Timeline, series and flapping from ${endpoint}; events and hot spots from local history`, tone: "info" };
+  if (s.fallback) return { text: "local history: Prometheus failed", title: s.error?.message ?? `${endpoint} failed`, tone: "warn" };
+  return { text: "local history", title: `The range is within local history; older ranges are read from ${endpoint}`, tone: "muted" };
+}
+
+/**
+ * What the panels that always read the local store (events, hot spots) cover, when Prometheus answered the rest: a short
+ * text for the panel header and the full story for its title; null when local history covers the whole range.
+ */
+export function localOnlyNote(s: ChurnSource | undefined, from: number, to: number): { text: string; title: string } | null {
+  if (!s || s.answered !== "prometheus") return null;
+  if (s.localFrom === null) return { text: "no local history", title: "Events and reassignment details come from local history, which holds none of this range" };
+  if (s.localFrom <= from) return null;
+  return {
+    text: `local since ${spansDays(s.localFrom, to) ? utcDate(s.localFrom).slice(5) + " " : ""}${utcTime(s.localFrom).slice(0, 5)}`,
+    title: `Events and reassignment details come from local history, which starts at ${utcMinute(s.localFrom)} UTC (Prometheus holds no such series)`,
+  };
 }
 
 /** Milliseconds since the epoch or an ISO 8601 time (as the API accepts), else null. */

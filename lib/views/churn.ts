@@ -17,6 +17,7 @@ import {
   type TimelineBucket,
 } from "@/lib/analysis/churn";
 import type { Freshness } from "@/lib/views/summary";
+import { churnSourceSchema, type ChurnSource, type ChurnSourceParam } from "@/lib/views/churn-source";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 
@@ -61,6 +62,8 @@ export const churnQuerySchema = z.object({
   node: z.string().min(1).max(253).optional(),
   /** only this collector pod */
   pod: z.string().min(1).max(253).optional(),
+  /** who answers: `auto` (default: Prometheus when configured and the range starts before local history), `local` or `prometheus` */
+  source: churnSourceSchema.optional(),
 });
 
 export interface ChurnQuery {
@@ -70,15 +73,17 @@ export interface ChurnQuery {
   buckets: number;
   node?: string;
   pod?: string;
+  /** absent: auto */
+  source?: ChurnSourceParam;
 }
 
 /**
- * Parses `?cluster=&from=&to=&buckets=&last=&node=&pod=`; the error names the parameter. Defaults: the last hour (or `last`
+ * Parses `?cluster=&from=&to=&buckets=&last=&node=&pod=&source=`; the error names the parameter. Defaults: the last hour (or `last`
  * milliseconds) up to `now`, 60 buckets, every node and pod.
  */
 export function parseChurnQuery(params: URLSearchParams, now: number): { ok: true; query: ChurnQuery } | { ok: false; param: string; message: string } {
   const input: Record<string, string> = {};
-  for (const key of ["cluster", "from", "to", "buckets", "last", "node", "pod"]) {
+  for (const key of ["cluster", "from", "to", "buckets", "last", "node", "pod", "source"]) {
     const v = params.get(key);
     if (v !== null && v !== "") input[key] = v;
   }
@@ -94,6 +99,7 @@ export function parseChurnQuery(params: URLSearchParams, now: number): { ok: tru
   const query: ChurnQuery = { cluster: r.data.cluster, from, to, buckets: r.data.buckets ?? 60 };
   if (r.data.node !== undefined) query.node = r.data.node;
   if (r.data.pod !== undefined) query.pod = r.data.pod;
+  if (r.data.source !== undefined) query.source = r.data.source;
   return { ok: true, query };
 }
 
@@ -187,7 +193,9 @@ export interface ChurnView extends Freshness {
   cluster: string;
   from: number;
   to: number;
-  /** `path`: the SQLite file in use, or the one that could not be used (absent from older servers) */
+  /** who answered (the local store or a Prometheus-compatible backend) and, when Prometheus failed, why */
+  source: ChurnSource;
+  /** the LOCAL history store. `path`: the SQLite file in use, or the one that could not be used (absent from older servers) */
   backend: { backend: "sqlite" | "memory"; error: string | null; path?: string | null };
   /** the node and pod the readiness events and reassignments are narrowed to (null: all); series stay cluster-wide */
   filter: { node: string | null; pod: string | null };
@@ -208,12 +216,22 @@ export interface ChurnRows {
   polls: readonly PollPoint[];
 }
 
+/** The source of a view answered by the local store alone (no backend configured, or none asked for). */
+export const LOCAL_SOURCE: ChurnSource = { requested: "auto", answered: "local", prometheus: null, fallback: false, error: null, localFrom: null };
+
+/**
+ * The view. With `fromPrometheus`, its timeline, series and flapping ranking replace the local ones (the backend holds
+ * those series); the events list and the reassignment details always come from the local rows, which cover the part of
+ * the range the local store holds (`source.localFrom`).
+ */
 export function toChurnView(
   freshness: Freshness,
   cluster: string,
   query: Range & { buckets: number } & ChurnFilter,
   backend: ChurnView["backend"],
   allRows: ChurnRows,
+  source: ChurnSource = LOCAL_SOURCE,
+  fromPrometheus?: Pick<ChurnView, "timeline" | "series" | "flapping">,
 ): ChurnView {
   const range = { from: query.from, to: query.to };
   const rows = narrowChurnRows(allRows, query);
@@ -222,13 +240,14 @@ export function toChurnView(
     cluster,
     from: range.from,
     to: range.to,
+    source,
     backend,
-    timeline: timeline(range, query.buckets, rows.readiness, rows.reassignments),
-    flapping: rankFlapping(rows.readiness),
+    timeline: fromPrometheus?.timeline ?? timeline(range, query.buckets, rows.readiness, rows.reassignments),
+    flapping: fromPrometheus?.flapping ?? rankFlapping(rows.readiness),
     events: rows.readiness.slice(0, EVENTS_SHOWN),
     eventsInRange: rows.readiness.length,
     reassignments: mergeReassignments(rows.reassignments),
-    series: series(range, query.buckets, rows.polls),
+    series: fromPrometheus?.series ?? series(range, query.buckets, rows.polls),
     filter: { node: query.node ?? null, pod: query.pod ?? null },
   };
 }

@@ -95,6 +95,41 @@ describe("attachHistory", () => {
     expect(a.totals()["per-node"]!.readinessTransitions).toBe(2);
   });
 
+  it("feeds the per-pod readiness counter: created at 0 when first seen, flips only, removed some minutes after the pod is gone", () => {
+    const poller = new FakePoller({ name: "c1" });
+    const calls: string[] = [];
+    const values = new Map<string, number>();
+    const key = (l: { role: string; pod: string; node: string }) => `${l.role}/${l.pod}/${l.node}`;
+    const collectorTransitions = {
+      inc(l: { cluster: string; role: string; pod: string; node: string }, v = 1) {
+        values.set(key(l), (values.get(key(l)) ?? 0) + v);
+        calls.push(`inc ${key(l)} ${v}`);
+      },
+      remove(l: { cluster: string; role: string; pod: string; node: string }) {
+        values.delete(key(l));
+        calls.push(`remove ${key(l)}`);
+      },
+    };
+    const counters = { readinessTransitions: new FakeCounter(), targetReassignments: new FakeCounter(), collectorTransitions };
+    const a = attachHistory(poller, new MemoryHistory(7), { counters, log: silent });
+    poller.pod(1, "add", "a"); // baseline: no event, but the series exists
+    poller.snapshot(10, [], { collectors: [{ id: "a", node: "node-a" }] });
+    expect(calls).toEqual(["inc per-node/a/node-a 0"]);
+    poller.pod(11, "update", "a", false);
+    poller.pod(12, "update", "a", true);
+    poller.pod(13, "add", "b", false); // an appearance is not a flip
+    expect(values.get("per-node/a/node-a")).toBe(2);
+    expect(values.get("per-node/b/node-b")).toBe(0);
+    expect(a.podSeries().find((p) => p.labels.pod === "a")?.count).toBe(2);
+    poller.pod(20, "delete", "a");
+    poller.snapshot(30, [], { collectors: [{ id: "b", node: "node-b" }] });
+    expect(values.has("per-node/a/node-a")).toBe(true); // still there a while after the delete
+    poller.snapshot(20 + 10 * 60_000, [], { collectors: [{ id: "b", node: "node-b" }] });
+    expect(values.has("per-node/a/node-a")).toBe(false);
+    expect(values.get("per-node/b/node-b")).toBe(0);
+    expect(counters.readinessTransitions.values.get("c1/per-node")).toBe(4); // 2 flips, an add, a delete
+  });
+
   it("waits for the pod informer's first list before ending the baseline", () => {
     const T = Date.now();
     const poller = new FakePoller({ name: "c1" });

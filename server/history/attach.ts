@@ -8,6 +8,8 @@ import "server-only";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import { ReadinessTracker, capDiff, diffAssignments, pollPoint, type ReadinessEvent } from "@/lib/analysis/churn";
+import { podViewFromObject } from "@/lib/allocation/eligibility";
+import { PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
 import type { ClusterPoller } from "@/server/poller";
 import type { HistoryStore } from "@/server/history/types";
 import type { Log } from "@/server/history/open";
@@ -20,9 +22,17 @@ export interface CounterLike {
   inc(labels: { cluster: string; role: string }, value?: number): void;
 }
 
+/** Structurally a prom-client `Counter<"cluster" | "role" | "pod" | "node">`. */
+export interface PodCounterLike {
+  inc(labels: { cluster: string; role: string; pod: string; node: string }, value?: number): void;
+  remove(labels: { cluster: string; role: string; pod: string; node: string }): void;
+}
+
 export interface ChurnCounters {
   readinessTransitions: CounterLike;
   targetReassignments: CounterLike;
+  /** allocation_lens_collector_readiness_transitions_total: per pod, created at 0, removed after the pod is gone */
+  collectorTransitions?: PodCounterLike;
 }
 
 export interface ChurnTotals {
@@ -34,6 +44,8 @@ export interface Attachment {
   readonly cluster: string;
   /** since attach, per role: the values of the `_total` counters */
   totals(): Partial<Record<Role, ChurnTotals>>;
+  /** the live per-pod series and their flip counts (to replay onto counters wired late) */
+  podSeries(): { labels: PodSeriesLabels; count: number }[];
   /** writes pending readiness events now */
   flush(): void;
   detach(): void;
@@ -57,10 +69,17 @@ export function attachHistory(
   let pending: ReadinessEvent[] = [];
   let lastError: string | null = null;
 
+  const podSeries = new PodSeriesLifetimes();
+  const countersNow = () => (typeof options.counters === "function" ? options.counters() : options.counters);
+  const perPod = (labels: PodSeriesLabels) => ({ cluster, ...labels });
+  /** the pod's series exists from when it is first seen, at 0: Prometheus' increase() then sees its first flip */
+  const ensurePod = (role: Role, pod: string, node: string | null) => {
+    if (podSeries.ensure(role, pod, node)) countersNow()?.collectorTransitions?.inc(perPod({ role, pod, node: node ?? "" }), 0);
+  };
   const count = (role: Role, key: keyof ChurnTotals, n: number) => {
     const t = (totals[role] ??= { readinessTransitions: 0, reassignments: 0 });
     t[key] += n;
-    const counters = typeof options.counters === "function" ? options.counters() : options.counters;
+    const counters = countersNow();
     const counter = key === "readinessTransitions" ? counters?.readinessTransitions : counters?.targetReassignments;
     counter?.inc({ cluster, role }, n);
   };
@@ -85,10 +104,17 @@ export function attachHistory(
 
   const offPod = poller.onPodEvent((e) => {
     try {
+      const view = podViewFromObject(e.pod);
+      if (e.type === "delete") podSeries.gone(e.role, view.name, e.at);
+      else if (view.name) ensurePod(e.role, view.name, view.nodeName || null);
       const event = tracker.observe(e);
       if (!event) return;
       pending.push(event);
       count(event.role, "readinessTransitions", 1);
+      if (event.kind === "became_ready" || event.kind === "became_not_ready") {
+        ensurePod(event.role, event.pod, event.node);
+        countersNow()?.collectorTransitions?.inc(perPod(podSeries.flip(event.role, event.pod, event.node)), 1);
+      }
       if (pending.length >= FLUSH_AT) flush();
     } catch (err) {
       log(`allocation-lens: history: ${cluster}: pod event not tracked: ${(err as Error)?.message}`);
@@ -108,6 +134,18 @@ export function attachHistory(
         const source = s.sources.find((x) => x.source.endsWith(`/kube/pods/${role}`));
         if (!source || source.lastSuccess !== null) tracker.baselineDone(role);
       }
+      // per-pod series: present pods exist (at 0 when new), absent ones go some minutes later
+      for (const role of ROLES) {
+        if (!s.analysis.roles[role]) continue;
+        const present = new Set<string>();
+        for (const c of s.analysis.collectors) {
+          if (c.role !== role || !c.inKubernetes) continue;
+          present.add(c.id);
+          ensurePod(role, c.id, c.node);
+        }
+        podSeries.retain(role, present, s.at);
+      }
+      for (const labels of podSeries.expire(s.at)) countersNow()?.collectorTransitions?.remove(perPod(labels));
       const diff = diffAssignments(previous?.analysis.targets, s.analysis.targets);
       for (const role of ROLES) if (diff.byRole[role]) count(role, "reassignments", diff.byRole[role]!);
       const readiness = pending;
@@ -125,6 +163,7 @@ export function attachHistory(
   return {
     cluster,
     totals: () => structuredClone(totals),
+    podSeries: () => podSeries.entries(),
     flush,
     detach() {
       offPod();

@@ -25,6 +25,11 @@ export class Ring<T> {
     }
   }
 
+  /** The oldest item, or undefined when empty. */
+  first(): T | undefined {
+    return this.items[this.start];
+  }
+
   /** Oldest first. */
   toArray(): T[] {
     return this.items.slice(this.start).concat(this.items.slice(0, this.start));
@@ -97,6 +102,10 @@ export class MemoryHistory implements HistoryStore {
 
   polls(cluster: string, range: Range): PollPoint[] {
     return (this.clusters.get(cluster)?.polls.toArray() ?? []).filter((p) => inRange(p.at, range));
+  }
+
+  oldest(cluster: string): number | null {
+    return this.clusters.get(cluster)?.polls.first()?.at ?? null;
   }
 
   maintain(now: number, force = false): void {

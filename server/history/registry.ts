@@ -63,6 +63,7 @@ function wireCounters(h: HistoryRuntime, counters: ChurnCounters): void {
       if (t.readinessTransitions) counters.readinessTransitions.inc({ cluster, role }, t.readinessTransitions);
       if (t.reassignments) counters.targetReassignments.inc({ cluster, role }, t.reassignments);
     }
+    for (const { labels, count } of a.podSeries()) counters.collectorTransitions?.inc({ cluster, ...labels }, count);
   }
   h.counters = counters;
 }

@@ -42,6 +42,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function roundTrip(store: HistoryStore) {
+  expect(store.oldest("c1")).toBeNull();
   store.write("c1", { readiness: [event(NOW - 2000), event(NOW - 1000, "agent-b", "became_ready")], poll: poll(NOW - 500), reassignments: moves(NOW - 500) });
   store.write("c1", { readiness: [], poll: poll(NOW), reassignments: null });
   store.write("c2", { readiness: [event(NOW)], poll: poll(NOW) });
@@ -53,6 +54,9 @@ function roundTrip(store: HistoryStore) {
   expect(store.reassignments("c1", all)).toEqual([moves(NOW - 500)]);
   expect(store.polls("c1", all)).toEqual([poll(NOW - 500), poll(NOW)]);
   expect(store.polls("c2", all)).toHaveLength(1);
+  expect(store.oldest("c1")).toBe(NOW - 500);
+  expect(store.oldest("c2")).toBe(NOW);
+  expect(store.oldest("c3")).toBeNull();
 }
 
 describe("SqliteHistory", () => {

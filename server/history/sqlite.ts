@@ -49,7 +49,7 @@ export class SqliteHistory implements HistoryStore {
   private readonly incremental: boolean;
   private lastMaintenance = -Infinity;
   private lastFullVacuum = -Infinity;
-  private readonly stmt: Record<"event" | "reassignment" | "poll" | "readiness" | "reassignments" | "polls", Database.Statement>;
+  private readonly stmt: Record<"event" | "reassignment" | "poll" | "readiness" | "reassignments" | "polls" | "oldest", Database.Statement>;
   private readonly writeTx: (cluster: string, batch: HistoryBatch) => void;
 
   /** Opens (or creates) the file; throws when it is not a database, of another schema version, or not writable. */
@@ -80,6 +80,7 @@ export class SqliteHistory implements HistoryStore {
       readiness: db.prepare("SELECT at, role, pod, node, ready, kind, reason FROM readiness_events WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at DESC, id DESC LIMIT ?"),
       reassignments: db.prepare("SELECT at, total, by_role, by_node, by_collector, sample FROM reassignments WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at, id"),
       polls: db.prepare("SELECT at, poll_ms, roles FROM poll_summaries WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at, id"),
+      oldest: db.prepare("SELECT min(at) FROM poll_summaries WHERE cluster = ?").pluck(),
     };
     this.writeTx = db.transaction((cluster: string, b: HistoryBatch) => {
       for (const e of b.readiness) this.stmt.event.run(cluster, e.at, e.role, e.pod, e.node, e.ready ? 1 : 0, e.kind, e.reason);
@@ -126,6 +127,11 @@ export class SqliteHistory implements HistoryStore {
 
   polls(cluster: string, range: Range): PollPoint[] {
     return (this.stmt.polls.all(cluster, range.from, range.to) as Row[]).map((r) => ({ at: Number(r.at), pollMs: Number(r.poll_ms), roles: parse(r.roles, {}) }));
+  }
+
+  oldest(cluster: string): number | null {
+    const at = this.stmt.oldest.get(cluster);
+    return at === null || at === undefined ? null : Number(at);
   }
 
   /** Bytes the database takes: page_count * page_size. */

@@ -33,6 +33,8 @@ export interface HistoryStore {
   reassignments(cluster: string, range: Range): ReassignmentRecord[];
   /** per-poll summaries in [from, to], oldest first */
   polls(cluster: string, range: Range): PollPoint[];
+  /** when the oldest poll summary of the cluster was recorded (where local history starts), null when there is none */
+  oldest(cluster: string): number | null;
   /** retention and size bound; rate-limited to once a minute unless forced */
   maintain(now: number, force?: boolean): void;
   close(): void;
