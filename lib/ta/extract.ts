@@ -34,15 +34,17 @@ const fail = (path: string, message: string): ExtractResult => ({ ok: false, pat
 
 export function extractJobTargets(data: unknown): ExtractResult {
   if (!isPlainObject(data)) return fail("(root)", "expected an object of collectors");
-  const collectors: string[] = [];
+  // Object.keys, not for-in: the answer is a 5,000-key object in dictionary mode, fresh from JSON.parse, for which for-in
+  // builds its key list the slow way (2x the cost of this whole function). The array also serves as the collector list.
+  const collectors = Object.keys(data);
   const targets: AssignedTarget[] = [];
-  for (const collector in data) {
+  for (let c = 0; c < collectors.length; c++) {
+    const collector = collectors[c];
     const entry = data[collector];
     if (!isPlainObject(entry)) return fail(collector, "expected an object with targets");
     const link = entry._link;
     if (link !== undefined && typeof link !== "string") return fail(`${collector}._link`, "expected a string");
     const items = entry.targets;
-    collectors.push(collector);
     if (items === null) continue;
     if (!Array.isArray(items)) return fail(`${collector}.targets`, "expected an array");
     for (let i = 0; i < items.length; i++) {
