@@ -40,6 +40,12 @@ export function jobTargetsPath(job: string): string {
   return `/jobs/${segment === "." || segment === ".." ? segment.replace(/\./g, "%2E") : segment}/targets`;
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class TaClient {
   readonly http: TaHttp;
   readonly source: string;
@@ -67,13 +73,18 @@ export class TaClient {
     const limit = pLimit(this.config.concurrency);
     const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
+    let lastNames: readonly string[] = [];
     await Promise.all(
       jobList.map((job) =>
         limit(async () => {
           const path = jobTargetsPath(job);
           const extracted = extractJobTargets(this.parse(await got(path), path));
           if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
-          for (const c of extracted.value.collectors) collectors.add(c);
+          const names = extracted.value.collectors;
+          // Every job lists the same collectors, in the same order, as a rule: then merging is a cheap comparison (the
+          // names are JSON keys, interned by the parser) rather than 5,000 set insertions per job.
+          if (!sameList(names, lastNames)) for (const c of names) collectors.add(c);
+          lastNames = names;
           jobs.set(job, { targets: extracted.value.targets });
         }),
       ),
