@@ -7,6 +7,7 @@
  *
  * Options: --nodes N (default 5000), --polls N (default 10), --interval S (dashboard poll interval, default 15),
  * --profile DIR (write a V8 CPU profile of the dashboard process to DIR, for chrome://inspect or speedscope),
+ * --server-node-args "..." (extra Node/V8 flags for the dashboard process only, e.g. "--max-semi-space-size=64"),
  * --soak S (then keep polling for S seconds with churn every 90 s: rollouts, a crash-looping collector, nodes added, faults
  * healed; RSS sampled every 30 s; prints its start, end, maximum and trend over the second half, in MiB per hour).
  */
@@ -23,7 +24,7 @@ import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
 
-const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" }, soak: { type: "string" } } });
+const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" }, "server-node-args": { type: "string" }, soak: { type: "string" } } });
 const NODES = Number(values.nodes ?? 5000);
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 15);
@@ -92,6 +93,7 @@ async function main() {
   const port = 3190;
   const base = `http://127.0.0.1:${port}`;
   const profile = values.profile ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(values.profile)] : [];
+  profile.push(...(values["server-node-args"]?.split(/\s+/).filter(Boolean) ?? []));
   const server = spawn(process.execPath, [...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
