@@ -53,13 +53,26 @@ test("an annotated monitor changes owner on the ownership view", async ({ page, 
 });
 
 test("a TA outage shows a stale banner while the last good data stays on screen", async ({ page, demos }) => {
-  // The previous test's fault was healed after it; wait until the dashboard has polled the healed state, so that a
-  // poll landing between reading the figure and the outage cannot change it.
-  const truth = await demos.legacy.truth();
-  const before = truth.targets.filter((t) => t.role === "per-node" && t.collector).length.toLocaleString("en-US");
+  // Wait for a settled state first: the previous test's fault was healed after it, and the demo TA takes up to a
+  // reconcile (1 s) to re-allocate while the dashboard takes up to a poll (2 s) to read it. Settled = the page has shown
+  // the demo's ground truth for 5 consecutive seconds; only then does the figure stand for "the last good data".
   await page.goto(`/?cluster=legacy`);
   const targets = page.getByTestId("per-node-targets");
-  await expect(targets).toHaveText(before, { timeout: 20_000 });
+  let matches = 0;
+  let before = "";
+  await expect
+    .poll(
+      async () => {
+        const truth = await demos.legacy.truth();
+        const want = truth.targets.filter((t) => t.role === "per-node" && t.collector).length.toLocaleString("en-US");
+        const shown = (await targets.textContent()) ?? "";
+        matches = shown === want && shown === before ? matches + 1 : 0;
+        before = shown;
+        return matches;
+      },
+      { timeout: 40_000, intervals: [1_000] },
+    )
+    .toBeGreaterThanOrEqual(5);
   await demos.legacy.fault({ fault: "ta-outage", role: "per-node", seconds: 30 });
   await expect(page.getByRole("status").filter({ hasText: /source.* failing/ })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole("status")).toContainText("ta/per-node");
