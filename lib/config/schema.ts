@@ -168,6 +168,7 @@ export type TaConfig = z.infer<typeof taSchema>;
 export type AuthConfig = z.infer<typeof authSchema>;
 export type EmbedConfig = z.infer<typeof embedSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
+export type TlsConfig = z.infer<typeof tlsSchema>;
 
 /** One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`. */
 export function formatConfigIssues(error: z.ZodError, input: unknown): string[] {

@@ -6,16 +6,14 @@ import "server-only";
  * and plain headers such as Mimir's X-Scope-OrgID. Answers are validated (lib/prometheus/schemas.ts); every failure is a
  * SourceError with a hint. The token is only ever put in the Authorization header: never in a message or a log.
  */
-import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
 import type { HistoryPrometheusConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
+import { clientAgent, readConfiguredFile, TLS_CODES } from "@/server/net/client-agent";
 import { redactEndpoint } from "@/lib/views/churn-source";
 import { promResponseSchema, type Matrix, type PromResponse, type Vector } from "@/lib/prometheus/schemas";
-
-const TLS_CODES = /CERT|TLS|SSL|ALERT|HANDSHAKE|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/i;
 
 export class PrometheusClient {
   /** scheme, host and path of the API root: what views and messages may show */
@@ -31,33 +29,11 @@ export class PrometheusClient {
     this.base = new URL(config.url);
     this.endpoint = redactEndpoint(config.url);
     this.source = `prometheus ${this.endpoint}`;
-    const read = (path: string | undefined, what: string) => (path ? this.readFile(path, what) : undefined);
-    const options = { keepAlive: true, maxSockets: 8 };
-    this.agent =
-      this.base.protocol === "https:"
-        ? new https.Agent({
-            ...options,
-            ca: read(config.tls?.ca, "CA certificate"),
-            cert: read(config.tls?.cert, "client certificate"),
-            key: read(config.tls?.key, "client key"),
-            servername: config.tls?.serverName,
-            rejectUnauthorized: !config.tls?.insecureSkipVerify,
-            minVersion: "TLSv1.2",
-          })
-        : new http.Agent(options);
+    this.agent = clientAgent(this.base, config.tls, { keepAlive: true, maxSockets: 8 }, (path, what) => this.readFile(path, what));
   }
 
   private readFile(path: string, what: string): Buffer {
-    try {
-      return fs.readFileSync(path);
-    } catch (e) {
-      throw new SourceError({
-        source: this.source,
-        kind: "config",
-        message: `cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        hint: "check the file paths under history.prometheus and that the file is mounted and readable",
-      });
-    }
+    return readConfiguredFile(path, what, this.source, "check the file paths under history.prometheus and that the file is mounted and readable");
   }
 
   /** A range query: one evaluation every `step` seconds from `start` to `end` (seconds since the epoch). */

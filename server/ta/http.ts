@@ -5,11 +5,11 @@ import "server-only";
  */
 import http from "node:http";
 import https from "node:https";
-import fs from "node:fs";
 import { urlToHttpOptions } from "node:url";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
+import { clientAgent, readConfiguredFile, TLS_CODES } from "@/server/net/client-agent";
 
 export interface HttpResult {
   status: number;
@@ -20,8 +20,6 @@ export interface HttpResult {
 
 /** an absolute path: no scheme, no authority ("//host"), no fragment, no whitespace or control characters */
 const SAFE_PATH = /^\/(?!\/)[\x21\x22\x24-\x7e]*$/;
-
-const TLS_CODES = /CERT|TLS|SSL|ALERT|HANDSHAKE|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/i;
 
 export class TaHttp {
   private readonly agent: http.Agent;
@@ -37,36 +35,12 @@ export class TaHttp {
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {
     this.base = new URL(config.url);
-    const readFile = (path: string | undefined, what: string) => {
-      if (!path) return undefined;
-      try {
-        return fs.readFileSync(path);
-      } catch (e) {
-        throw new SourceError({
-          source,
-          kind: "config",
-          message: `cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-          hint: `check targetAllocators.${source.split("/").pop()}.tls paths and that the file is mounted and readable`,
-        });
-      }
-    };
+    const read = (path: string, what: string) =>
+      readConfiguredFile(path, what, source, `check targetAllocators.${source.split("/").pop()}.tls paths and that the file is mounted and readable`);
     this.headers = { Accept: "application/json", "User-Agent": "allocation-lens" };
-    const token = readFile(config.bearerTokenFile, "bearer token")?.toString("utf8").trim();
+    const token = config.bearerTokenFile ? read(config.bearerTokenFile, "bearer token").toString("utf8").trim() : undefined;
     if (token) this.headers.Authorization = `Bearer ${token}`;
-    const options = { keepAlive: true, maxSockets: config.concurrency, maxFreeSockets: config.concurrency };
-    this.agent =
-      this.base.protocol === "https:"
-        ? new https.Agent({
-            ...options,
-            ca: readFile(config.tls?.ca, "CA certificate"),
-            cert: readFile(config.tls?.cert, "client certificate"),
-            key: readFile(config.tls?.key, "client key"),
-            servername: config.tls?.serverName,
-            rejectUnauthorized: !config.tls?.insecureSkipVerify,
-            minVersion: "TLSv1.2",
-            maxVersion: "TLSv1.3",
-          })
-        : new http.Agent(options);
+    this.agent = clientAgent(this.base, config.tls, { keepAlive: true, maxSockets: config.concurrency, maxFreeSockets: config.concurrency }, read, "TLSv1.3");
   }
 
   /** GET with retries on transient failures. `path` is already escaped. */
