@@ -213,7 +213,7 @@ async function main() {
   const targetsFirstRowsMs = performance.now() - t;
   await browser.close();
 
-  const soak = SOAK_S > 0 ? await soakRun(base, info.control, server.pid!) : null;
+  const soak = SOAK_S > 0 ? await soakRun(base, info.control, server.pid!, config.history.path) : null;
 
   const cpu = polls.map((p) => p.cpuMs);
   const wall = polls.map((p) => p.wallMs);
@@ -258,6 +258,7 @@ async function main() {
   if (soak) {
     rows.push([`RSS over a ${(soak.seconds / 60).toFixed(0)} min soak with churn`, `${soak.startMiB.toFixed(0)} -> ${soak.endMiB.toFixed(0)} MiB (max ${soak.maxMiB.toFixed(0)})`, "target <= 1024 MiB, flat"]);
     rows.push(["RSS trend, second half of the soak", `${soak.slopeMiBPerHour.toFixed(0)} MiB/h (${soak.polls} polls, ${soak.churn} churn steps)`, ""]);
+    if (soak.historyMiB !== null) rows.push(["churn history on disk after the soak", `${soak.historyMiB.toFixed(0)} MiB`, "bounded by history.maxBytes"]);
   }
   for (const [k, v, target] of rows) console.log(`${k.padEnd(38)} ${v.padEnd(28)} ${target}`);
   console.log(JSON.stringify(result));
@@ -274,7 +275,7 @@ function slope(points: { x: number; y: number }[]): number {
 }
 
 /** Polls go on for SOAK_S seconds while the demo churns; RSS of the dashboard's process tree every 30 s. */
-async function soakRun(base: string, control: string, pid: number) {
+async function soakRun(base: string, control: string, pid: number, historyPath: string | undefined) {
   log(`soak: ${SOAK_S} s with churn...`);
   const truth = (await (await fetch(`${control}/truth`)).json()) as { collectors: { role: string; node: string }[] };
   const nodes = truth.collectors.filter((c) => c.role === "per-node").map((c) => c.node).sort();
@@ -323,6 +324,8 @@ async function soakRun(base: string, control: string, pid: number) {
     endMiB: samples.at(-1)!.y,
     maxMiB: Math.max(...samples.map((p) => p.y)),
     slopeMiBPerHour: slope(second),
+    /** the SQLite history on disk (bounded by history.retentionDays and history.maxBytes) */
+    historyMiB: historyPath ? ["", "-wal"].reduce((s, x) => s + (fs.statSync(historyPath + x, { throwIfNoEntry: false })?.size ?? 0), 0) / 2 ** 20 : null,
     samples: samples.map((p) => Math.round(p.y)),
   };
 }
