@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runSliced } from "@/server/cooperative";
+import { runSliced, TurnQueue } from "@/server/cooperative";
 import { runToEnd, type Steps } from "@/lib/steps";
 
 /** A computation of `n` steps that each burn about `ms` of CPU; returns how many steps ran. */
@@ -37,5 +37,18 @@ describe("runSliced", () => {
     runToEnd(busy(20, 2));
     clearInterval(timer);
     expect(turns).toBe(0);
+  });
+});
+
+describe("TurnQueue", () => {
+  it("releases one waiter per event-loop turn, in order, with other callbacks in between", async () => {
+    const q = new TurnQueue();
+    const order: string[] = [];
+    const waits = ["a", "b", "c"].map((name) => q.turn().then(() => order.push(name)));
+    setImmediate(() => order.push("x")); // queued after the queue's first turn
+    await Promise.all(waits);
+    expect(order).toEqual(["a", "x", "b", "c"]);
+    // and it starts again when asked after it emptied
+    await q.turn();
   });
 });

@@ -14,6 +14,7 @@ import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
 import type { TaConfig } from "@/lib/config/schema";
 import { TaHttp, type HttpResult } from "@/server/ta/http";
+import { pollTurns } from "@/server/cooperative";
 
 export interface TaReading {
   ready: boolean;
@@ -78,7 +79,9 @@ export class TaClient {
       jobList.map((job) =>
         limit(async () => {
           const path = jobTargetsPath(job);
-          const extracted = extractJobTargets(this.parse(await got(path), path));
+          const answer = await got(path);
+          await pollTurns.turn(); // one answer parsed per event-loop turn (server/cooperative.ts)
+          const extracted = extractJobTargets(this.parse(answer, path));
           if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
           const names = extracted.value.collectors;
           // Every job lists the same collectors, in the same order, as a rule: then merging is a cheap comparison (the
