@@ -189,12 +189,21 @@ async function main() {
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
   });
+  // Five fresh page loads, 3 s apart: some land while a poll runs (the server shares one event loop with it).
+  const paints: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const t0 = performance.now();
+    await p.goto(`${base}/nodes`);
+    await p.locator("[data-node]").first().waitFor({ state: "visible", timeout: 60_000 });
+    paints.push(performance.now() - t0);
+    await p.close();
+    await new Promise((r) => setTimeout(r, 3_000));
+  }
+  const nodeMapPaintMs = pct(paints, 50);
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  let t = performance.now();
   await page.goto(`${base}/nodes`);
-  const tile = page.locator("[data-node]").first();
-  await tile.waitFor({ state: "visible", timeout: 60_000 });
-  const nodeMapPaintMs = performance.now() - t;
+  await page.locator("[data-node]").first().waitFor({ state: "visible", timeout: 60_000 });
   // Feedback: time from a pointer move onto a tile to the next painted frame showing its tooltip or focus.
   const feedbackMs = await page.evaluate(async () => {
     const tiles = [...document.querySelectorAll<HTMLElement>("[data-node]")];
@@ -207,7 +216,7 @@ async function main() {
     await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
     return performance.now() - t0;
   });
-  t = performance.now();
+  const t = performance.now();
   await page.goto(`${base}/targets`);
   await page.locator("[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex=\"1\"])").first().waitFor({ state: "visible", timeout: 60_000 });
   const targetsFirstRowsMs = performance.now() - t;
@@ -233,6 +242,7 @@ async function main() {
     eventLoopLagMaxP95Ms: pct(lagMax, 95),
     taRequestsPerPoll: taRequests / polls.length,
     nodeMapFirstPaintMs: nodeMapPaintMs,
+    nodeMapFirstPaintMaxMs: Math.max(...paints),
     nodeMapFeedbackMs: feedbackMs,
     targetsFirstRowsMs,
     soak,
@@ -251,7 +261,7 @@ async function main() {
     ["API p95 while polling", `${result.apiP95MsDuringPolls.toFixed(0)} ms (${apiLatencies.length} samples)`, "target <= 100 ms"],
     ["event-loop lag, max per second", `p95 ${result.eventLoopLagMaxP95Ms.toFixed(0)} ms, worst ${result.eventLoopLagMaxMs.toFixed(0)} ms`, "the server's own view of the above"],
     ["TA requests per poll", result.taRequestsPerPoll.toFixed(0), "one per job + 4 per TA"],
-    ["node map first paint", `${nodeMapPaintMs.toFixed(0)} ms`, "target <= 1500 ms"],
+    ["node map first paint (median of 5)", `${nodeMapPaintMs.toFixed(0)} ms (worst ${Math.max(...paints).toFixed(0)} ms)`, "target <= 1500 ms"],
     ["node map hover feedback", `${feedbackMs.toFixed(0)} ms`, "target <= 100 ms"],
     ["targets page first rows", `${targetsFirstRowsMs.toFixed(0)} ms`, "target <= 1000 ms"],
   ];
