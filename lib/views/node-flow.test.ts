@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RoleSummary, TargetRow, Analysis } from "@/lib/analysis/types";
 import { emptyClassCounts } from "@/lib/analysis/types";
-import { toNodesView, type ZoneFlow } from "@/lib/views/nodes";
+import { nodesViewFor, toNodesView, type ZoneFlow } from "@/lib/views/nodes";
 import { flowHeadline, layoutZoneFlows } from "./node-flow";
 
 const flow = (from: string, to: string, classes: Partial<ZoneFlow["classes"]>): ZoneFlow => {
@@ -103,5 +103,17 @@ describe("toNodesView zone flows", () => {
     ]);
     expect(v.zoneFlowsByRole["cluster-scraper"]).toEqual([{ from: "a", to: "b", count: 1, classes: { ...emptyClassCounts(), cross_zone: 1 } }]);
     expect(v.crossNodeFlows).toEqual([{ from: "n1", to: "n2", count: 1 }]);
+  });
+
+  it("is computed once per analysis and fresh state, and again when either changes", () => {
+    const fresh = { at: 0, pollIntervalMs: 1000, stale: [] };
+    const first = nodesViewFor(analysis, fresh);
+    expect(nodesViewFor(analysis, { ...fresh, stale: [] })).toBe(first);
+    expect(first).toEqual(v);
+    const stale = [{ source: "c/ta/per-node", state: "stale", lastSuccess: 0, error: null }] as unknown as typeof v.stale;
+    const later = nodesViewFor(analysis, { ...fresh, stale });
+    expect(later).not.toBe(first);
+    expect(later.stale).toEqual(stale);
+    expect(nodesViewFor({ ...analysis }, fresh)).not.toBe(later);
   });
 });

@@ -44,6 +44,21 @@ function focusRole(a: Analysis): Role | null {
   return a.roles["per-node"] ? "per-node" : null;
 }
 
+const nodesViews = new WeakMap<Analysis, NodesView>();
+
+/**
+ * toNodesView once per analysis (one per poll), shared by every request until the next poll: at 5,000 nodes it walks
+ * 150,000 targets (~50 ms), and every open node map asks for it every few seconds. Freshness comes from the same snapshot
+ * as the analysis, so the cached view is exact; it is replaced when fresh says otherwise.
+ */
+export function nodesViewFor(a: Analysis, fresh: Freshness): NodesView {
+  const cached = nodesViews.get(a);
+  if (cached && cached.at === fresh.at && cached.pollIntervalMs === fresh.pollIntervalMs && JSON.stringify(cached.stale) === JSON.stringify(fresh.stale)) return cached;
+  const view = toNodesView(a, fresh);
+  nodesViews.set(a, view);
+  return view;
+}
+
 export function toNodesView(a: Analysis, fresh: Freshness, flowCap = 60): NodesView {
   const byZone = new Map<string, NodeRow[]>();
   for (const n of a.nodes) {

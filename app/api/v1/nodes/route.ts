@@ -1,10 +1,10 @@
 import { handle, snapshotFor } from "@/server/api";
-import { toNodesView } from "@/lib/views/nodes";
+import { nodesViewFor } from "@/lib/views/nodes";
 import { freshness } from "@/lib/views/summary";
 
 export async function GET(request: Request) {
   return handle(async () => {
     const s = await snapshotFor(request.url);
-    return toNodesView(s.analysis, freshness(s));
+    return nodesViewFor(s.analysis, freshness(s));
   });
 }
