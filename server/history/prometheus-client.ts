@@ -7,11 +7,9 @@ import "server-only";
  * SourceError with a hint. The token is only ever put in the Authorization header: never in a message or a log.
  */
 import http from "node:http";
-import https from "node:https";
-import { urlToHttpOptions } from "node:url";
 import type { HistoryPrometheusConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
-import { clientAgent, readConfiguredFile, TLS_CODES } from "@/server/net/client-agent";
+import { boundedRequest, clientAgent, readConfiguredFile, type BoundedAnswer } from "@/server/net/client-agent";
 import { redactEndpoint } from "@/lib/views/churn-source";
 import { promResponseSchema, type Matrix, type PromResponse, type Vector } from "@/lib/prometheus/schemas";
 
@@ -119,7 +117,7 @@ export class PrometheusClient {
     });
   }
 
-  private send(api: string, params: Record<string, string>, method: "POST" | "GET"): Promise<{ status: number; body: Buffer; contentType: string }> {
+  private send(api: string, params: Record<string, string>, method: "POST" | "GET"): Promise<BoundedAnswer> {
     const form = new URLSearchParams(params).toString();
     const prefix = this.base.pathname.replace(/\/+$/, "");
     const path = method === "GET" ? `${prefix}${api}?${form}` : `${prefix}${api}`;
@@ -132,54 +130,26 @@ export class PrometheusClient {
       headers["Content-Type"] = "application/x-www-form-urlencoded";
       headers["Content-Length"] = String(Buffer.byteLength(form));
     }
-    const lib = this.base.protocol === "https:" ? https : http;
-    const timeoutMs = this.config.timeoutSeconds * 1000;
-    const limit = this.config.maxResponseBytes;
-    const source = `${this.source}${api}`;
     this.requests++;
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const fail = (err: SourceError) => {
-        if (done) return;
-        done = true;
-        req.destroy();
-        reject(err);
-      };
-      const req = lib.request({ ...urlToHttpOptions(this.base), path, method, agent: this.agent, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > limit) {
-            res.destroy();
-            fail(new SourceError({ source, kind: "too_large", message: `answer larger than ${limit} bytes`, hint: "shorten the range, or raise history.prometheus.maxResponseBytes" }));
-          } else chunks.push(c);
-        });
-        res.on("end", () => {
-          if (done) return;
-          done = true;
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers["content-type"] ?? "") });
-        });
-        res.on("error", (e) => fail(classify(source, e)));
-      });
-      req.setTimeout(timeoutMs, () =>
-        fail(new SourceError({ source, kind: "timeout", message: `no answer within ${this.config.timeoutSeconds}s`, hint: "the backend is slow or unreachable: shorten the range or raise history.prometheus.timeoutSeconds" })),
-      );
-      req.on("error", (e) => fail(classify(source, e)));
-      req.end(method === "POST" ? form : undefined);
-    });
+    return boundedRequest(
+      this.base,
+      this.agent,
+      { path, method, headers, body: method === "POST" ? form : undefined },
+      {
+        source: `${this.source}${api}`,
+        timeoutMs: this.config.timeoutSeconds * 1000,
+        maxBytes: this.config.maxResponseBytes,
+        hints: {
+          tooLarge: "shorten the range, or raise history.prometheus.maxResponseBytes",
+          timeout: "the backend is slow or unreachable: shorten the range or raise history.prometheus.timeoutSeconds",
+          tls: "check history.prometheus.tls (ca for the server certificate; cert and key when it requires a client certificate)",
+          network: "is the backend running and reachable at history.prometheus.url?",
+        },
+      },
+    );
   }
 
   close(): void {
     this.agent.destroy();
   }
-}
-
-function classify(source: string, e: Error & { code?: string }): SourceError {
-  if (e instanceof SourceError) return e;
-  const code = e.code ?? "";
-  if (TLS_CODES.test(code) || TLS_CODES.test(e.message)) {
-    return new SourceError({ source, kind: "tls", message: `TLS failed: ${e.message}`, hint: "check history.prometheus.tls (ca for the server certificate; cert and key when it requires a client certificate)" });
-  }
-  return new SourceError({ source, kind: "network", message: `${code || "network error"}: ${e.message}`, hint: "is the backend running and reachable at history.prometheus.url?" });
 }

@@ -3,13 +3,11 @@ import "server-only";
  * HTTP(S) GET against one Target Allocator, with mTLS up to TLS 1.3, a per-request timeout, a response-size limit and
  * bounded concurrency (one keep-alive agent per TA, `maxSockets` = concurrency). Failures become SourceErrors.
  */
-import http from "node:http";
-import https from "node:https";
-import { urlToHttpOptions } from "node:url";
+import type { Agent } from "node:http";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
-import { clientAgent, readConfiguredFile, TLS_CODES } from "@/server/net/client-agent";
+import { boundedRequest, clientAgent, readConfiguredFile } from "@/server/net/client-agent";
 
 export interface HttpResult {
   status: number;
@@ -22,10 +20,9 @@ export interface HttpResult {
 const SAFE_PATH = /^\/(?!\/)[\x21\x22\x24-\x7e]*$/;
 
 export class TaHttp {
-  private readonly agent: http.Agent;
+  private readonly agent: Agent;
   private readonly base: URL;
   private readonly headers: Record<string, string>;
-  private inFlight = 0;
   /** requests sent, for tests and for the poller's own metrics */
   requests = 0;
 
@@ -66,70 +63,36 @@ export class TaHttp {
         new SourceError({ source: `${this.source} ${path.slice(0, 120)}`, kind: "config", message: "refused a request path that is not a single path on the configured TA" }),
       );
     }
-    const lib = this.base.protocol === "https:" ? https : http;
     const started = performance.now();
-    const timeoutMs = this.config.timeoutSeconds * 1000;
-    const limit = this.config.maxResponseBytes;
     const source = `${this.source} ${path.split("?")[0]}`;
     this.requests++;
-    this.inFlight++;
-    return new Promise<HttpResult>((resolve, reject) => {
-      const fail = (err: SourceError) => {
-        req.destroy();
-        reject(err);
-      };
-      const req = lib.request(
-        { ...urlToHttpOptions(this.base), path, method: "GET", agent: this.agent, headers: accept ? { ...this.headers, Accept: accept } : this.headers },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (c: Buffer) => {
-            size += c.length;
-            if (size > limit) {
-              res.destroy();
-              fail(new SourceError({ source, kind: "too_large", message: `answer larger than ${limit} bytes`, hint: "raise maxResponseBytes if this TA really serves that much" }));
-              return;
-            }
-            chunks.push(c);
-          });
-          res.on("end", () => {
-            const status = res.statusCode ?? 0;
-            const body = Buffer.concat(chunks);
-            const result = { status, body, contentType: String(res.headers["content-type"] ?? ""), ms: performance.now() - started };
-            if (status === 401 || status === 403) {
-              reject(new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status}`, hint: "check the bearer token file or the client certificate" }));
-            } else if (status >= 400 && !(status === 503 && path === "/readyz")) {
-              reject(new SourceError({ source, kind: status === 404 ? "not_found" : "http", status, message: `HTTP ${status}: ${body.subarray(0, 120).toString("utf8").trim()}` }));
-            } else resolve(result);
-          });
-          res.on("error", (e) => fail(classify(source, e)));
+    const answer = boundedRequest(
+      this.base,
+      this.agent,
+      { path, method: "GET", headers: accept ? { ...this.headers, Accept: accept } : this.headers },
+      {
+        source,
+        timeoutMs: this.config.timeoutSeconds * 1000,
+        maxBytes: this.config.maxResponseBytes,
+        hints: {
+          tooLarge: "raise maxResponseBytes if this TA really serves that much",
+          timeout: "the TA is slow or unreachable; raise timeoutSeconds if it is only slow",
+          tls: "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
         },
-      );
-      req.setTimeout(timeoutMs, () =>
-        fail(new SourceError({ source, kind: "timeout", message: `no answer within ${this.config.timeoutSeconds}s`, hint: "the TA is slow or unreachable; raise timeoutSeconds if it is only slow" })),
-      );
-      req.on("error", (e) => fail(classify(source, e)));
-      req.end();
-    }).finally(() => {
-      this.inFlight--;
+      },
+    );
+    return answer.then(({ status, body, contentType }) => {
+      if (status === 401 || status === 403) {
+        throw new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status}`, hint: "check the bearer token file or the client certificate" });
+      }
+      if (status >= 400 && !(status === 503 && path === "/readyz")) {
+        throw new SourceError({ source, kind: status === 404 ? "not_found" : "http", status, message: `HTTP ${status}: ${body.subarray(0, 120).toString("utf8").trim()}` });
+      }
+      return { status, body, contentType, ms: performance.now() - started };
     });
   }
 
   close(): void {
     this.agent.destroy();
   }
-}
-
-function classify(source: string, e: Error & { code?: string }): SourceError {
-  if (e instanceof SourceError) return e;
-  const code = e.code ?? "";
-  if (TLS_CODES.test(code) || TLS_CODES.test(e.message)) {
-    return new SourceError({
-      source,
-      kind: "tls",
-      message: `TLS failed: ${e.message}`,
-      hint: "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
-    });
-  }
-  return new SourceError({ source, kind: "network", message: `${code || "network error"}: ${e.message}` });
 }
