@@ -201,7 +201,8 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     const autoDown = await churn(`from=${(l.source.localFrom ?? Date.now()) - 3_600_000}&to=${to}`);
     expect(autoDown.view.source).toMatchObject({ requested: "auto", answered: "local", fallback: true });
     const logged = captured.filter((line) => line.includes("showing local history") && line.includes(`127.0.0.1:${promPort}`));
-    expect(logged.filter((line) => line.includes("ECONNREFUSED")), logged.join("\n")).toHaveLength(1); // once, not once per request
+    // once, not once per request (refused; or reset, should Prometheus drop a socket while shutting down)
+    expect(logged.filter((line) => /ECONNREFUSED|ECONNRESET/.test(line)), logged.join("\n")).toHaveLength(1);
     expect(logged.filter((line) => line.includes("no allocation_lens_ series"))).toHaveLength(1);
 
     // nothing secret in what was returned, logged, or stored in Prometheus

@@ -63,21 +63,34 @@ export interface RequestHints {
   network?: string;
 }
 
+type BoundedRequestSpec = { path: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string };
+type BoundedLimits = { source: string; timeoutMs: number; maxBytes: number; hints: RequestHints };
+
 /**
  * One HTTP(S) request to `base` (its scheme, host and port only; `path` is sent as given) through `agent`, with a timeout
  * and a response-size limit. Any status resolves: what a status means is the caller's. Network, TLS, timeout and size
  * failures reject with a SourceError carrying the caller's hint.
+ *
+ * A keep-alive socket the peer closed while it sat idle in the pool (a restart, an idle timeout on the other side) fails
+ * the next request written to it with ECONNRESET before any answer: that request is sent once more on a fresh socket, as
+ * Node's documentation advises, so a source is not marked broken for a connection it never asked to keep. Every request
+ * these clients send is a read, so sending it twice changes nothing. A reset on a fresh socket is reported as it is.
  */
-export function boundedRequest(
-  base: URL,
-  agent: http.Agent,
-  request: { path: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string },
-  limits: { source: string; timeoutMs: number; maxBytes: number; hints: RequestHints },
-): Promise<BoundedAnswer> {
+export async function boundedRequest(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer> {
+  const first = await attempt(base, agent, request, limits);
+  if (!("staleSocket" in first)) return first;
+  const second = await attempt(base, agent, request, limits);
+  if ("staleSocket" in second) throw second.staleSocket;
+  return second;
+}
+
+/** One try; a reset of a reused socket before any answer comes back as `staleSocket` instead of rejecting. */
+function attempt(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer | { staleSocket: SourceError }> {
   const { source, timeoutMs, maxBytes, hints } = limits;
   const lib = base.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     let done = false;
+    let answered = false;
     const fail = (err: SourceError) => {
       if (done) return;
       done = true;
@@ -85,6 +98,7 @@ export function boundedRequest(
       reject(err);
     };
     const req = lib.request({ ...urlToHttpOptions(base), path: request.path, method: request.method, agent, headers: request.headers }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
@@ -102,7 +116,13 @@ export function boundedRequest(
       res.on("error", (e) => fail(classifyRequestError(source, e, hints)));
     });
     req.setTimeout(timeoutMs, () => fail(new SourceError({ source, kind: "timeout", message: `no answer within ${timeoutMs / 1000}s`, hint: hints.timeout })));
-    req.on("error", (e) => fail(classifyRequestError(source, e, hints)));
+    req.on("error", (e: Error & { code?: string }) => {
+      if (!done && !answered && req.reusedSocket && e.code === "ECONNRESET") {
+        done = true;
+        req.destroy();
+        resolve({ staleSocket: classifyRequestError(source, e, hints) });
+      } else fail(classifyRequestError(source, e, hints));
+    });
     req.end(request.body);
   });
 }
