@@ -38,6 +38,8 @@ export interface Snapshot {
   sources: SourceStatus[];
   taRequestsLastPoll: number;
   bytesLastPoll: number;
+  /** job answers read by the scanner and by JSON.parse */
+  answersLastPoll: { scan: number; parse: number };
   /** the longest stretch the analysis held the event loop (it runs in slices) */
   analysisLongestSliceMs: number;
 }
@@ -195,6 +197,10 @@ export class ClusterPoller {
       sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),
       taRequestsLastPoll: readings.reduce((s, r) => s + (r?.requests ?? 0), 0),
       bytesLastPoll: readings.reduce((s, r) => s + (r?.bytes ?? 0), 0),
+      answersLastPoll: {
+        scan: readings.reduce((s, r) => s + (r?.scanned ?? 0), 0),
+        parse: readings.reduce((s, r) => s + (r ? r.jobs.size - r.scanned : 0), 0),
+      },
       analysisLongestSliceMs: longestSliceMs,
     };
     // A turn for pending requests between the analysis' last slice and the listeners' work (the churn diff).

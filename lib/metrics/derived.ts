@@ -31,6 +31,12 @@ export const DERIVED_METRICS = {
   pollDuration: spec("allocation_lens_poll_duration_seconds", "gauge", ["cluster"], "Duration of the last poll of the cluster."),
   pollCpu: spec("allocation_lens_poll_cpu_seconds", "gauge", ["cluster"], "CPU time of the process during the last poll (reading, validating and analysing)."),
   pollBytes: spec("allocation_lens_poll_bytes", "gauge", ["cluster"], "Bytes read from the TAs by the last poll."),
+  pollAnswers: spec(
+    "allocation_lens_poll_answers",
+    "gauge",
+    ["cluster", "path"],
+    "Job answers the last poll read, by path: scan (the fast scanner of the TAs' compact JSON) or parse (JSON.parse, for any other shape).",
+  ),
   analysisSlice: spec("allocation_lens_analysis_longest_slice_seconds", "gauge", ["cluster"], "Longest stretch the last poll's analysis held the event loop (the analysis runs in slices between API requests)."),
   lastPoll: spec("allocation_lens_last_poll_timestamp_seconds", "gauge", ["cluster"], "When the last poll of the cluster finished (Unix time)."),
   taRequests: spec("allocation_lens_ta_requests_total", "counter", ["cluster", "role"], "HTTP requests sent to the TA since the dashboard started."),
@@ -65,6 +71,7 @@ export interface MetricsSnapshotLike {
   pollMs: number;
   pollCpuMs?: number;
   bytesLastPoll?: number;
+  answersLastPoll?: { scan: number; parse: number };
   analysisLongestSliceMs?: number;
   sources: readonly { source: string; state: string }[];
   analysis: {
@@ -109,6 +116,7 @@ export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<
   push(DERIVED_METRICS.pollDuration, { cluster }, s.pollMs / 1000);
   if (s.pollCpuMs !== undefined) push(DERIVED_METRICS.pollCpu, { cluster }, s.pollCpuMs / 1000);
   if (s.bytesLastPoll !== undefined) push(DERIVED_METRICS.pollBytes, { cluster }, s.bytesLastPoll);
+  if (s.answersLastPoll) for (const path of ["scan", "parse"] as const) push(DERIVED_METRICS.pollAnswers, { cluster, path }, s.answersLastPoll[path]);
   if (s.analysisLongestSliceMs !== undefined) push(DERIVED_METRICS.analysisSlice, { cluster }, s.analysisLongestSliceMs / 1000);
   push(DERIVED_METRICS.lastPoll, { cluster }, s.at / 1000);
   for (const [role, n] of Object.entries(taRequests)) if (typeof n === "number") push(DERIVED_METRICS.taRequests, { cluster, role }, n);

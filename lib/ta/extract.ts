@@ -46,22 +46,32 @@ export function extractJobTargets(data: unknown): ExtractResult {
     if (link !== undefined && typeof link !== "string") return fail(`${collector}._link`, "expected a string");
     const items = entry.targets;
     if (items === null) continue;
-    if (!Array.isArray(items)) return fail(`${collector}.targets`, "expected an array");
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (!isPlainObject(item)) return fail(`${collector}.targets.${i}`, "expected an object");
-      const addrs = item.targets;
-      if (!Array.isArray(addrs) || addrs.length === 0) return fail(`${collector}.targets.${i}.targets`, "expected a non-empty array of addresses");
-      for (let a = 0; a < addrs.length; a++) if (typeof addrs[a] !== "string") return fail(`${collector}.targets.${i}.targets.${a}`, "expected a string");
-      const labels = item.labels;
-      let node: string | null = null;
-      if (labels !== undefined) {
-        if (!isPlainObject(labels)) return fail(`${collector}.targets.${i}.labels`, "expected an object of strings");
-        for (const k in labels) if (typeof labels[k] !== "string") return fail(`${collector}.targets.${i}.labels.${k}`, "expected a string");
-        node = targetNode(labels as Record<string, string>);
-      }
-      targets.push({ address: addrs[0] as string, node, collector });
-    }
+    const failed = extractItems(collector, items, targets);
+    if (failed) return failed;
   }
   return { ok: true, value: { collectors, targets } };
+}
+
+/**
+ * Validates one collector's `targets` (an array of service-discovery items) and appends address, node and collector of
+ * each to `into`; the failure, naming the path of the first problem, or null. Shared with the scanner (lib/ta/scan.ts).
+ */
+export function extractItems(collector: string, items: unknown, into: AssignedTarget[]): ExtractResult | null {
+  if (!Array.isArray(items)) return fail(`${collector}.targets`, "expected an array");
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (!isPlainObject(item)) return fail(`${collector}.targets.${i}`, "expected an object");
+    const addrs = item.targets;
+    if (!Array.isArray(addrs) || addrs.length === 0) return fail(`${collector}.targets.${i}.targets`, "expected a non-empty array of addresses");
+    for (let a = 0; a < addrs.length; a++) if (typeof addrs[a] !== "string") return fail(`${collector}.targets.${i}.targets.${a}`, "expected a string");
+    const labels = item.labels;
+    let node: string | null = null;
+    if (labels !== undefined) {
+      if (!isPlainObject(labels)) return fail(`${collector}.targets.${i}.labels`, "expected an object of strings");
+      for (const k in labels) if (typeof labels[k] !== "string") return fail(`${collector}.targets.${i}.labels.${k}`, "expected a string");
+      node = targetNode(labels as Record<string, string>);
+    }
+    into.push({ address: addrs[0] as string, node, collector });
+  }
+  return null;
 }

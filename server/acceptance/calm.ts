@@ -180,6 +180,9 @@ export function calmSuite(flavor: Flavor): void {
       expect(up.length).toBe(roles.length + roles.length + 3); // TAs, agent pods per role, nodes, two monitor CRDs
       expect(up.filter((s) => s.value !== 1)).toEqual([]);
       expect(m.value("allocation_lens_poll_duration_seconds", { cluster })).toBeGreaterThan(0);
+      // the demo TAs write the compact JSON of a real TA: every job answer goes through the scanner, none to JSON.parse
+      expect(m.value("allocation_lens_poll_answers", { cluster, path: "parse" })).toBe(0);
+      expect(m.value("allocation_lens_poll_answers", { cluster, path: "scan" })).toBe(new Set(truth.targets.map((t) => `${t.role} ${t.job}`)).size);
       for (const role of roles) {
         expect(m.value("allocation_lens_readiness_transitions_total", { cluster, role })).toBe(0);
         expect(m.value("allocation_lens_target_reassignments_total", { cluster, role })).toBe(0);

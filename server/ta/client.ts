@@ -8,7 +8,8 @@ import pLimit from "p-limit";
 import type { z } from "zod";
 import { SourceError } from "@/lib/source-error";
 import { jobsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
-import { extractJobTargets, type JobAssignment } from "@/lib/ta/extract";
+import { extractJobTargets, type ExtractedJob, type JobAssignment } from "@/lib/ta/extract";
+import { scanJobTargets } from "@/lib/ta/scan";
 import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
 import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
@@ -28,6 +29,8 @@ export interface TaReading {
   scrapeConfigJobs: string[] | null;
   bytes: number;
   requests: number;
+  /** answers of /jobs/{job}/targets read by the scanner (lib/ta/scan.ts) rather than JSON.parse; the rest took the general path */
+  scanned: number;
   ms: number;
 }
 
@@ -50,6 +53,8 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 export class TaClient {
   readonly http: TaHttp;
   readonly source: string;
+  /** the collector list of the last answer the scanner read: the next answer usually repeats it byte for byte */
+  private scannedCollectors: readonly string[] = [];
 
   constructor(
     readonly cluster: string,
@@ -75,20 +80,30 @@ export class TaClient {
     const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
     let lastNames: readonly string[] = [];
+    let scanned = 0;
     await Promise.all(
       jobList.map((job) =>
         limit(async () => {
           const path = jobTargetsPath(job);
           const answer = await got(path);
           await pollTurns.turn(); // one answer parsed per event-loop turn (server/cooperative.ts)
-          const extracted = extractJobTargets(this.parse(answer, path));
-          if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
-          const names = extracted.value.collectors;
+          // The scanner reads the compact shape TAs write straight from the bytes; anything else takes the general path,
+          // which also names the problem. Both give the same result (lib/ta/scan.test.ts).
+          let value: ExtractedJob | null = scanJobTargets(answer.body, this.scannedCollectors);
+          if (value) {
+            scanned++;
+            this.scannedCollectors = value.collectors;
+          } else {
+            const extracted = extractJobTargets(this.parse(answer, path));
+            if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
+            value = extracted.value;
+          }
+          const names = value.collectors;
           // Every job lists the same collectors, in the same order, as a rule: then merging is a cheap comparison (the
           // names are JSON keys, interned by the parser) rather than 5,000 set insertions per job.
           if (!sameList(names, lastNames)) for (const c of names) collectors.add(c);
           lastNames = names;
-          jobs.set(job, { targets: extracted.value.targets });
+          jobs.set(job, { targets: value.targets });
         }),
       ),
     );
@@ -114,6 +129,7 @@ export class TaClient {
       scrapeConfigJobs,
       bytes,
       requests: this.http.requests - before,
+      scanned,
       ms: performance.now() - started,
     };
   }
