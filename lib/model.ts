@@ -1,5 +1,5 @@
 /**
- * The shared vocabulary of Allocation Lens (see ../shared/design/ARCHITECTURE.md).
+ * The shared vocabulary of Allocation Lens (see docs/ARCHITECTURE.md, "Vocabulary").
  * Pure types only: the allocation strategies, the embedded demo cluster and the analysis all speak these.
  */
 
@@ -7,7 +7,7 @@
 export type Role = "per-node" | "cluster-scraper";
 export const ROLES: readonly Role[] = ["per-node", "cluster-scraper"] as const;
 
-/** Which Target Allocator implementation (reference section 2 and 3). */
+/** Which Target Allocator implementation: the OpenTelemetry Operator's or the CloudWatch fork (docs/target-allocator.md). */
 export type Flavor = "upstream" | "cloudwatch";
 export const FLAVORS: readonly Flavor[] = ["upstream", "cloudwatch"] as const;
 
@@ -16,7 +16,7 @@ export const FLAVORS: readonly Flavor[] = ["upstream", "cloudwatch"] as const;
  * - `ready-only`: the flavor's current rule (cloudwatch: scheduled, not terminating, Running and Ready, fresh List per watch
  *   session; upstream: scheduled, dropped after `collector_not_ready_grace_period` not Running/Ready, informer with resync).
  * - `legacy`: the fork before the per-node change: registers on ADDED, removes only on DELETED, never checks readiness,
- *   no re-list between watch sessions (the silent "ghost" failure from the review).
+ *   no re-list between watch sessions (the silent "ghost" failure: a dead collector keeps its node's targets).
  */
 export type Tracking = "ready-only" | "legacy";
 

@@ -8,7 +8,7 @@ const mon = (annotations: Record<string, string>, kind: MonitorRef["kind"] = "Se
   kind, namespace: "obs", name: "node-exporter", annotations, endpoints: 1,
 });
 
-describe("monitorRole (reference section 5, annotationRoleMatches)", () => {
+describe("monitorRole (annotationRoleMatches)", () => {
   it("cluster-scraper only for the exact value", () => {
     expect(monitorRole({ [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE })).toBe("cluster-scraper");
     expect(monitorRole({ [DEFAULT_SCRAPER_ANNOTATION]: "something-else" })).toBe("per-node");

@@ -1,5 +1,5 @@
 /**
- * Monitor routing between the per-node and cluster-scraper agents' TAs: reference section 5.
+ * Monitor routing between the per-node and cluster-scraper agents' TAs (docs/target-allocator.md, "Scraper roles").
  * Pure helpers: the demo TAs filter monitors with them and the analysis maps jobs back to monitors.
  */
 import type { MonitorRef, Role } from "./model";
@@ -55,7 +55,7 @@ const UNRESERVED = /[A-Za-z0-9\-_.~]/;
 const encoder = new TextEncoder();
 
 /**
- * Escape a job name for a URL path segment like Go's url.QueryEscape (reference section 1): unreserved bytes stay,
+ * Escape a job name for a URL path segment like Go's url.QueryEscape, as TAs expect it: unreserved bytes stay,
  * space becomes "+", every other UTF-8 byte becomes %XX (uppercase hex), so "/" becomes %2F.
  */
 export function escapeJobId(job: string): string {

@@ -49,7 +49,7 @@ describe("podViewFromObject", () => {
   });
 });
 
-describe("isEligible cloudwatch (reference section 4)", () => {
+describe("isEligible cloudwatch (all conditions checked at once)", () => {
   it("requires scheduled, not terminating, Running and Ready", () => {
     expect(isEligible(pod(), "cloudwatch", NOW)).toBe(true);
     expect(ineligibleReason(pod({ nodeName: "" }), "cloudwatch", NOW)).toBe("not scheduled");

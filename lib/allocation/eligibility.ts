@@ -1,6 +1,6 @@
 /**
- * Which agent pods count as collectors, per flavor: reference section 4 ("which pods count") and the
- * ARCHITECTURE vocabulary ("eligible").
+ * Which agent pods count as collectors, per flavor (docs/target-allocator.md, "Which pods count"), and the
+ * vocabulary's "eligible" (docs/ARCHITECTURE.md).
  */
 import type { Flavor, PodView } from "../model";
 

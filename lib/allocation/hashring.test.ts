@@ -17,7 +17,7 @@ describe("murmur3", () => {
   });
 });
 
-describe("HashRing (reference section 4, consistent-hashing)", () => {
+describe("HashRing (consistent-hashing, keyed by address)", () => {
   it("is empty without members", () => {
     expect(new HashRing([]).locate("10.0.0.1:9100")).toBeNull();
   });

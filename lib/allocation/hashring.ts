@@ -1,6 +1,6 @@
 /**
  * Consistent hashing with bounded loads, modelled on buraksezer/consistent as the upstream TA configures it
- * (reference section 4: 1061 partitions, replication factor 5, load 1.1, keyed by the target address only).
+ * (1061 partitions, replication factor 5, load 1.1, keyed by the target address only; docs/target-allocator.md).
  *
  * Differences from upstream, on purpose:
  * - the hash is 32-bit MurmurHash3 (x86_32) instead of xxhash64, so placements are not byte-identical to a real TA;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { targetNode } from "./node";
 
-describe("targetNode (reference section 4)", () => {
+describe("targetNode (first non-empty node label)", () => {
   it("prefers the pod node name", () => {
     expect(
       targetNode({ __meta_kubernetes_pod_node_name: "a", __meta_kubernetes_node_name: "b", __meta_kubernetes_endpoint_node_name: "c" }),

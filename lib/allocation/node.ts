@@ -1,5 +1,5 @@
 /**
- * A target's node, from its discovered (pre-relabel) labels: reference section 4, "per-node".
+ * A target's node, from its discovered (pre-relabel) labels, as the per-node strategy finds it (docs/target-allocator.md).
  */
 import type { Labels } from "../model";
 

@@ -1,4 +1,4 @@
-/** Property-based checks of the allocation, routing and tracking rules (reference sections 4 and 5). */
+/** Property-based checks of the allocation, routing and tracking rules (docs/target-allocator.md). */
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import type { Collector, Flavor, PodView, Role, StrategyName, Target } from "../model";
@@ -93,7 +93,7 @@ describe("allocation properties", () => {
   });
 });
 
-describe("routing properties (reference section 5)", () => {
+describe("routing properties (one owner per monitor)", () => {
   const annotationsArb = fc.dictionary(
     fc.oneof(fc.constant(DEFAULT_SCRAPER_ANNOTATION), fc.constant("cloudwatch.aws/scraper"), fc.string()),
     fc.oneof(fc.constant("cluster-scraper"), fc.constant(""), fc.string()),
@@ -109,7 +109,7 @@ describe("routing properties (reference section 5)", () => {
   });
 });
 
-describe("tracking properties (reference section 4, watch sessions)", () => {
+describe("tracking properties (watch sessions)", () => {
   const podArb = fc.record({
     name: fc.constantFrom("a", "b", "c", "d", "e"),
     namespace: fc.constant("obs"),

@@ -58,7 +58,7 @@ describe("least-weighted", () => {
   });
 });
 
-describe("per-node (reference section 4 table)", () => {
+describe("per-node (fallback and tie-break per flavor)", () => {
   const targets = [t("on-n1", "n1"), t("on-n2", "n2"), t("on-n9", "n9"), t("nodeless", null)];
   const ring = new HashRing(["agent-a", "agent-b"]);
 

@@ -1,6 +1,6 @@
 /**
- * Allocation strategies of a Target Allocator: reference section 4 ("How targets are allocated" and the per-node
- * table). Pure: the demo cluster's TAs and the analysis both call `allocate`.
+ * Allocation strategies of a Target Allocator (docs/target-allocator.md, "How targets are allocated", with the per-node
+ * differences per flavor). Pure: the demo cluster's TAs and the analysis both call `allocate`.
  */
 import type { Collector, Flavor, StrategyName, Target } from "../model";
 import { HashRing } from "./hashring";
@@ -9,7 +9,7 @@ import { targetNode } from "./node";
 export interface AllocationOptions {
   strategy: StrategyName;
   flavor: Flavor;
-  /** `allocation_fallback_strategy`; only consistent-hashing is honoured (reference section 4). */
+  /** `allocation_fallback_strategy`; only consistent-hashing is honoured as a fallback. */
   fallback: "consistent-hashing" | null;
 }
 

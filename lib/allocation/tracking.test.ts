@@ -9,7 +9,7 @@ const pod = (name: string, over: Partial<PodView> = {}): PodView => ({
 const run = (events: TrackEvent[], mode: "ready-only" | "legacy") =>
   events.reduce((s, e) => trackReduce(s, e, mode), emptyTrackState() as ReadonlyMap<string, PodView>);
 
-describe("tracking ready-only (reference section 4, watch sessions)", () => {
+describe("tracking ready-only (fresh List per watch session)", () => {
   it("a session replaces the registered set", () => {
     const s = run([{ type: "session", pods: [pod("a"), pod("b")] }, { type: "session", pods: [pod("b"), pod("c")] }], "ready-only");
     expect([...s.keys()].sort()).toEqual(["b", "c"]);
@@ -48,7 +48,7 @@ describe("tracking ready-only (reference section 4, watch sessions)", () => {
   });
 });
 
-describe("tracking legacy (seeds/000 review)", () => {
+describe("tracking legacy (the fork before the per-node change)", () => {
   it("keeps a pod deleted between watch sessions", () => {
     const s = run([{ type: "session", pods: [pod("a"), pod("b")] }, { type: "session", pods: [pod("b"), pod("c")] }], "legacy");
     expect([...s.keys()].sort()).toEqual(["a", "b", "c"]);

@@ -1,6 +1,6 @@
 /**
- * A TA's tracking of its collector pods, as a pure reducer (reference section 4, "which pods count" and
- * "watch sessions"; the legacy behaviour is the one the review in seeds/000 found).
+ * A TA's tracking of its collector pods, as a pure reducer (docs/target-allocator.md, "Which pods count" and "Watch
+ * sessions"; `legacy` is the CloudWatch fork before its per-node change, whose silent ghost failure that change fixed).
  *
  * State: every pod the TA has registered, by pod name (= collector id).
  */

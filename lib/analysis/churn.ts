@@ -1,5 +1,5 @@
 /**
- * Churn (ARCHITECTURE vocabulary): collector readiness transitions, from pod watch events, and target reassignments, targets
+ * Churn (docs/ARCHITECTURE.md): collector readiness transitions, from pod watch events, and target reassignments, targets
  * whose collector changed between two consecutive snapshots. Pure: the history store (server/history) records what these
  * compute and the churn view (lib/views/churn.ts) aggregates it with the helpers at the end of this file.
  */

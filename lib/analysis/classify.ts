@@ -1,5 +1,5 @@
 /**
- * Target classification (ARCHITECTURE.md, vocabulary): exactly one class per assigned target, checked in order
+ * Target classification (docs/ARCHITECTURE.md, vocabulary): exactly one class per assigned target, checked in order
  * ghost, nodeless, local, cross_zone, cross_node.
  */
 import type { TargetClass } from "@/lib/model";

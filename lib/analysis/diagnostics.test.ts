@@ -349,7 +349,7 @@ describe("diagnose: collectors", () => {
     expect(status(idle, "collectors-unknown-to-kubernetes")).toBe("warn");
   });
 
-  it("collectors-not-eligible fails when a registered not-Ready pod keeps its node's targets (the review's silent failure)", () => {
+  it("collectors-not-eligible fails when a registered not-Ready pod keeps its node's targets (the silent ghost failure)", () => {
     const w = world();
     Object.assign(w.pods.find((p) => p.id === "agent-a2")!, { eligible: false, reason: "not Ready", restarts: 7 });
     const c = get(run(w), "collectors-not-eligible");

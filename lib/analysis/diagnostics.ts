@@ -1,6 +1,6 @@
 /**
  * Diagnostics: every manual troubleshooting step of a Target Allocator setup (kubectl get pods/svc/crd, curl /readyz, /jobs,
- * /jobs/<job>/targets?collector_id=...) and every failure found in the review of the per-node change (seed 000: stale or
+ * /jobs/<job>/targets?collector_id=...) and every failure mode of per-node allocation (docs/target-allocator.md: stale or
  * not-Ready collectors keeping a node's targets, pods deleted between watch sessions, rollout surge), turned into checks
  * computed from one snapshot. Pure: no I/O, time comes in as nowMs.
  *

@@ -1,5 +1,5 @@
 /**
- * Monitor ownership (ARCHITECTURE.md): ok, double (jobs in both TAs), orphaned (in neither), misrouted (only in the other).
+ * Monitor ownership (docs/ARCHITECTURE.md): ok, double (jobs in both TAs), orphaned (in neither), misrouted (only in the other).
  * A monitor's jobs are found by their names, serviceMonitor/<ns>/<name>/<idx> and podMonitor/<ns>/<name>/<idx>.
  * A TA lists only jobs with at least one target, so its /scrape_configs keys also count as "holding" the monitor.
  */

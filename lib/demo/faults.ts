@@ -1,5 +1,5 @@
 /**
- * The demo cluster's named faults and their parameters (ARCHITECTURE.md, "Fault injection"), validated with zod so that an
+ * The demo cluster's named faults and their parameters (docs/ARCHITECTURE.md, "Fault injection"), validated with zod so that an
  * unknown fault or parameter is a 400 naming the problem. Shared by the control API and the dashboard's demo panel.
  */
 import { z } from "zod";

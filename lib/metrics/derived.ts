@@ -1,5 +1,5 @@
 /**
- * The dashboard's own /metrics (ARCHITECTURE.md, "Contracts"): the series derived from one cluster's snapshot, and a small
+ * The dashboard's own /metrics (docs/ARCHITECTURE.md, "Contracts"): the series derived from one cluster's snapshot, and a small
  * binding that writes them into prom-client metrics at scrape time. The names and labels below are a contract: they do not change.
  * Pure: no I/O; prom-client is used only as the data structure and text formatter.
  */

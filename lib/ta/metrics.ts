@@ -1,5 +1,5 @@
 /**
- * A TA's own /metrics, read per flavor (reference section 3), turned into the few numbers the analysis needs.
+ * A TA's own /metrics, read per flavor (names in docs/target-allocator.md), turned into the few numbers the analysis needs.
  * Upstream's `opentelemetry_allocator_targets_unassigned` is sticky (never reset), so the live count is
  * `targets_remaining - sum(targets_per_collector)`; the cloudwatch fork's gauge is recomputed every reconcile.
  */

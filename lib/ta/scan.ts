@@ -3,7 +3,7 @@
  * it or a JavaScript object for each of its entries.
  *
  * At 5,000 collectors a job's answer is mostly `"<pod>":{"_link":"<prefix><pod>","targets":[]}` repeated 5,000 times
- * (reference section 1), and the rest is discovered labels of which a poll keeps one (the node). JSON.parse materialises
+ * (docs/target-allocator.md), and the rest is discovered labels of which a poll keeps one (the node). JSON.parse materialises
  * all of it for the walk to drop it. TAs serialise compactly and always the same way (Go's encoding/json; the demo's
  * JSON.stringify), so this scanner follows that one shape over the bytes:
  *

@@ -1,5 +1,5 @@
 /**
- * zod schemas of what a Target Allocator serves (../shared/reference/target-allocator.md, section 1).
+ * zod schemas of what a Target Allocator serves (docs/target-allocator.md, "HTTP endpoints").
  * Upstream: open-telemetry/opentelemetry-operator cmd/otel-allocator/internal/server/server.go
  * (JobHandler, TargetsHandler, ScrapeConfigsHandler); the cloudwatch fork serves the same shapes.
  */

@@ -3,7 +3,7 @@
 /** Every scrape config the demo TAs serve carries a fake credential containing this marker, so leak tests can grep for it. */
 export const DEMO_SECRET_MARKER = "lens-demo-secret";
 
-/** The routing annotation (reference section 5) and the value that sends a monitor to the cluster-scraper TA. */
+/** The routing annotation (lib/routing.ts) and the value that sends a monitor to the cluster-scraper TA. */
 export const SCRAPER_ANNOTATION = "cloudwatch.aws.amazon.com/scraper";
 export const CLUSTER_SCRAPER = "cluster-scraper";
 

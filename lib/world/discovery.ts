@@ -1,6 +1,6 @@
 /**
  * The Target Allocator's service discovery over the demo world, pure: which jobs a TA has and the pre-relabel discovered
- * labels of each target, as a real TA serves them (reference sections 1 and 5).
+ * labels of each target, as a real TA serves them, monitors routed by annotation (docs/target-allocator.md).
  */
 import type { Labels, MonitorRef, Target } from "../model";
 import { endpointSliceLabels, podOwner, podRoleLabels, Shapes, type FoundPort } from "./discovered-labels";

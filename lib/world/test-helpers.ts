@@ -1,4 +1,4 @@
-/** Shared by the world's tests: routing as reference section 5 defines it, and the target-node rule of section 4. */
+/** Shared by the world's tests: monitor routing by annotation and the per-node target-node rule, written out independently. */
 import type { Labels, MonitorRef, Role } from "../model";
 import { CLUSTER_SCRAPER, SCRAPER_ANNOTATION } from "./constants";
 

@@ -1,5 +1,5 @@
 /**
- * Acceptance 1 (issue 3): against the calm demo, the API and /metrics agree with the demo's ground truth (GET <control>/truth):
+ * Live data plane, calm: against the calm demo, the API and /metrics agree with the demo's ground truth (GET <control>/truth):
  * every target classified, no ghosts, nothing unassigned, every monitor `ok`, per-node locality 1.0. Every response is parsed
  * with the API's zod schemas (lib/api/schemas.ts), so a view that drifts from its documented shape fails here.
  */

@@ -1,5 +1,5 @@
 /**
- * Acceptance 5 (issue 3): a configuration file with several errors makes the server exit non-zero before serving, naming
+ * Configuration errors: a configuration file with several errors makes the server exit non-zero before serving, naming
  * each bad field. The real boot path (server/boot.ts, startServerRuntime) runs in a child process as the server runs it
  * (react-server conditions, tsx for TypeScript). A file path inside a valid configuration that cannot be read (a TLS file)
  * is reported when the source connects: a source error naming the file, not a crash.

@@ -1,5 +1,5 @@
 /**
- * Acceptance 2 (issue 3), `legacy` tracking (the fork before the per-node change: registers on ADDED, removes only on
+ * Faults in the live data plane, `legacy` tracking (the fork before the per-node change: registers on ADDED, removes only on
  * DELETED, never checks readiness, no re-list between watch sessions), cloudwatch flavor over mTLS:
  * - a not-Ready collector keeps its node's targets: ghosts in the API and /metrics within two poll intervals, while the
  *   TA's own unassigned gauge reads 0 (on the TA's /metrics and as the API's unassignedReported);

@@ -1,5 +1,5 @@
 /**
- * Acceptance 2 (issue 3), `ready-only` tracking, cloudwatch flavor (two TAs over mTLS): each demo fault shows up in the API
+ * Faults in the live data plane, `ready-only` tracking, cloudwatch flavor (two TAs over mTLS): each demo fault shows up in the API
  * and in /metrics within two poll intervals as what it is: cross-node or cross-zone fallback, `double` monitors, a TA outage
  * as a stale source with its error while the last good data is still served, a missing CRD.
  */

@@ -1,5 +1,5 @@
 /**
- * Acceptance 3 (issue 3): ten clients polling the API do not raise the number of requests a TA receives. The demo's TA
+ * TA load: ten clients polling the API do not raise the number of requests a TA receives. The demo's TA
  * servers count what they serve; over the same number of poll intervals the count is one poll's worth per interval with
  * no client and with ten clients hammering every route handler.
  */

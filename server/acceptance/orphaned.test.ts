@@ -1,5 +1,5 @@
 /**
- * Acceptance 2 (issue 3), `orphaned` monitors. The demo's TAs route every monitor to exactly one of them, so the honest way
+ * Faults in the live data plane, `orphaned` monitors. The demo's TAs route every monitor to exactly one of them, so the honest way
  * to orphan a monitor is the real-world one: monitors annotated for the cluster-scraper in a cluster where no
  * cluster-scraper agent is observed. The dashboard is given a configuration with the per-node TA only (the cloudwatch
  * demo still runs both): the per-node TA drops the annotated monitors and no TA the dashboard knows holds them.

@@ -1,5 +1,5 @@
 /**
- * Acceptance 4 (issue 3): no response, log line or history row contains a `/scrape_configs` value. The demo's TAs put a
+ * Secrets: no response, log line or history row contains a `/scrape_configs` value. The demo's TAs put a
  * fake credential carrying DEMO_SECRET_MARKER in every scrape config (served in clear over mTLS); the test captures every
  * console and stdout/stderr write of the process during polls and API calls, every API response, /metrics, and the bytes
  * of the history SQLite files. Also: the hostile-target fault (markup, quotes, `../`, `%2F` in a job name and labels)

@@ -1,5 +1,5 @@
 /**
- * Acceptance support for issue 3 (live data plane): an in-process demo cluster (real wire protocols on loopback: Kubernetes
+ * Support for the live data plane's acceptance tests: an in-process demo cluster (real wire protocols on loopback: Kubernetes
  * API, TAs over HTTP or mTLS, control API) read by the dashboard's PRODUCTION path: `getRuntime()` with
  * ALLOCATION_LENS_CONFIG pointing at the demo's generated configuration, the history started as `server/boot.ts` does, the
  * route handlers of `app/api/v1/*` called with real `Request`s, and `/metrics` through its route.

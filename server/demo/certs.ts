@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * A throw-away PKI for the embedded demo cluster: one CA that signs the TA's server certificate and the dashboard's
- * client certificate (the `cloudwatch` flavor requires mTLS, reference section 2). ECDSA P-256, built in-process with
+ * client certificate (the `cloudwatch` flavor requires mTLS). ECDSA P-256, built in-process with
  * @peculiar/x509 on Node's webcrypto: no openssl.
  */
 import { webcrypto } from "node:crypto";

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The demo cluster's control API (ARCHITECTURE.md, "Fault injection"), plain HTTP on loopback:
+ * The demo cluster's control API (docs/ARCHITECTURE.md, "Fault injection"), plain HTTP on loopback:
  * POST /faults {fault, ...params} -> 200 {fault, did} | 400 {error}; DELETE /faults heals everything; GET /faults lists the
  * active faults; GET /truth is the ground truth; POST /scenario {name} switches the scenario.
  */

@@ -101,7 +101,7 @@ export class FaultEngine {
         const perNode = this.allocator("per-node");
         perNode.disconnectWatch(3_000);
         store.remove("pods", old.metadata.namespace, old.metadata.name);
-        // The replacement sorts after the old name, so a TA that still holds the old pod keeps it (the tie-break of the review).
+        // The replacement sorts after the old name, so a TA that still holds the old pod keeps it (per-node's tie-break).
         let replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         while (replacement.metadata.name <= old.metadata.name) replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         store.upsert("pods", replacement);

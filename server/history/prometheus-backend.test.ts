@@ -1,5 +1,5 @@
 /**
- * History beyond one machine (issue 5): Debian's real Prometheus (v2.42) scrapes the dashboard's real /metrics every second,
+ * history.prometheus: Debian's real Prometheus (v2.42) scrapes the dashboard's real /metrics every second,
  * with its TSDB in a temporary directory, twice (two "replicas" of one job, as two dashboard pods would be: the queries'
  * `max by` must not double count). Readiness flips are driven with the demo's control API (collector-not-ready, then heal);
  * the churn view asked with source=prometheus must agree with the local store's view of the same range (timeline readiness

@@ -1,5 +1,5 @@
 /**
- * Acceptance F: the `demo-cluster` CLI contract (ARCHITECTURE.md): argument errors exit 2 naming the option; the JSON line
+ * The `demo-cluster` CLI contract (docs/ARCHITECTURE.md): argument errors exit 2 naming the option; the JSON line
  * carries kubeconfig, kubeApi, targetAllocators (with mTLS files for cloudwatch), dashboardConfig and control; `--nodes 50`
  * runs 50 nodes with one per-node collector each.
  */

@@ -1,5 +1,5 @@
 /**
- * Acceptance E: the control API contract (ARCHITECTURE.md, "Fault injection"). Unknown faults and parameters are 400s
+ * The control API contract (docs/ARCHITECTURE.md, "Fault injection"). Unknown faults and parameters are 400s
  * naming the problem; every named fault answers 200 and has its visible effect on /truth, on a TA or on the Kubernetes
  * API; DELETE /faults heals everything back to the calm truth. One demo process, healed and checked after every test.
  */

@@ -1,5 +1,5 @@
 /**
- * Acceptance harness: drives the demo cluster THROUGH ITS CONTRACT (ARCHITECTURE.md, "Contracts other parts rely on"):
+ * Acceptance harness: drives the demo cluster THROUGH ITS CONTRACT (docs/ARCHITECTURE.md, "Contracts other parts rely on"):
  * spawns the real CLI entry point as a child process, reads its one JSON line, and talks to it with real clients only
  * (HTTP for the control API and the Kubernetes API, node:https with the printed mTLS files for a cloudwatch TA).
  * Every wait is bounded by a deadline; every spawned process is killed (on `stop()`, and on worker exit as a last resort).

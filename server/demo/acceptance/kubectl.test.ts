@@ -1,5 +1,5 @@
 /**
- * Acceptance A: the real kubectl, with the kubeconfig the demo prints, lists the demo's objects and streams the changes a
+ * The real kubectl: with the kubeconfig the demo prints, lists the demo's objects and streams the changes a
  * fault makes (`get pods -A -w`).
  */
 import { execFile } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * Acceptance B: Debian's real Prometheus (v2.42), configured as a collector would be (one `http_sd_configs` per TA job at
+ * A real HTTP-SD client: Debian's Prometheus (v2.42), configured as a collector would be (one `http_sd_configs` per TA job at
  * `/jobs/<escaped job>/targets?collector_id=<pod>`, mTLS for cloudwatch, plain HTTP for upstream), discovers exactly the
  * targets the demo's per-node TA assigned to that pod according to /truth.
  */

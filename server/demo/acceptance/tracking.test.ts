@@ -1,5 +1,5 @@
 /**
- * Acceptance C: collector tracking. Under `--tracking legacy` a not-Ready collector keeps its node's targets (per /truth
+ * Collector tracking. Under `--tracking legacy` a not-Ready collector keeps its node's targets (per /truth
  * and per the TA's own /jobs/<job>/targets) while the TA's unassigned gauge stays 0, and a pod deleted while the watch
  * was down stays registered as a ghost; under `--tracking ready-only` (default) the targets move within seconds and the
  * pod leaves the TA's collector keys.

@@ -1,5 +1,5 @@
 /**
- * Acceptance D: transport of the demo TAs (reference section 2). The cloudwatch TA is HTTPS only, TLS 1.3 minimum, client
+ * Transport of the demo TAs, per flavor (docs/target-allocator.md). The cloudwatch TA is HTTPS only, TLS 1.3 minimum, client
  * certificate required, and serves /scrape_configs secrets in clear over that TLS; the upstream TA serves plain HTTP with
  * secrets redacted to `<secret>`.
  */

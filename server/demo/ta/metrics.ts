@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The TA's own `/metrics` in the Prometheus text exposition format 0.0.4, per flavor (reference section 3).
+ * The TA's own `/metrics` in the Prometheus text exposition format 0.0.4, per flavor (docs/target-allocator.md).
  * - upstream (v0.129.1+): OpenTelemetry SDK -> Prometheus exporter: every series carries otel_scope_* labels, counters get
  *   `_total`, histograms use the SDK's default boundaries, an instrument appears only once recorded.
  * - cloudwatch: client_golang promauto: `cloudwatch_agent_allocator_*` and `amazon_cloudwatch_agent_allocator_*` names,
@@ -61,7 +61,7 @@ function render(families: Family[]): string {
   return out.join("\n") + "\n";
 }
 
-/** Names per flavor, exactly as reference section 3 lists them. */
+/** Names per flavor, as each TA exports them (the dashboard reads the same names in lib/ta/metrics.ts). */
 export const METRIC_NAMES = {
   upstream: {
     targets: "opentelemetry_allocator_targets",

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The TA's routes (reference section 1) as a pure function of the request and the current state: no sockets here.
+ * The TA's routes (docs/target-allocator.md) as a pure function of the request and the current state: no sockets here.
  * Bodies of `/jobs/{job}/targets` are assembled from per-(state, job, collector) JSON fragments cached on first use.
  */
 import type { Flavor } from "@/lib/model";

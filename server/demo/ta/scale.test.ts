@@ -1,4 +1,4 @@
-/** Serving stays cheap at the design's scale: 150,000 targets, 5,000 collectors, 400 jobs. */
+/** Serving stays cheap at the scale the dashboard targets: 150,000 targets, 5,000 collectors, 400 jobs. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Target } from "@/lib/model";
 import { goQueryEscape } from "./encode";

@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * One simulated Target Allocator HTTP(S) server on loopback (reference sections 1 and 2), with faults.
+ * One simulated Target Allocator HTTP(S) server on loopback, with faults (endpoints and transport: docs/target-allocator.md).
  * - upstream: plain HTTP; with `tls`, HTTPS TLS 1.2+ with required client certificates instead.
  * - cloudwatch: HTTPS only, TLS 1.3 minimum, client certificate required and verified against the demo CA.
  */

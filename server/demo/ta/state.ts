@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The immutable snapshot one simulated Target Allocator serves (reference sections 1 and 3). The allocation engine builds
+ * The immutable snapshot one simulated Target Allocator serves (its routes and its own metrics). The allocation engine builds
  * a new one per allocation pass with `buildTaState`; the HTTP server only reads it. Serving indexes (per job: collector ->
  * items) are derived lazily and cached per state object, so 150k targets x 5k collectors x 400 jobs stay cheap.
  */
