@@ -519,7 +519,7 @@ describe("diagnose: monitors and jobs", () => {
     const c = get(run(w), "jobs-without-targets");
     expect(c.status).toBe("warn");
     expect(c.evidence).toEqual(["per-node: serviceMonitor/obs/typo/0 is in /scrape_configs but not in /jobs"]);
-    expect(c.fix).toContain("#2267");
+    expect(c.fix).toContain("missing from /jobs");
     const empty = world();
     empty.targets = empty.targets.filter((t) => t.role !== "cluster-scraper");
     empty.roles["cluster-scraper"]!.jobsWithoutTargets = ["kubelet"];

@@ -89,7 +89,7 @@ export function collectorsUnknownToKubernetes(c: Ctx): Check {
   });
   const fix = all
     ? "None of the TA's collectors is known: the dashboard's collector selector/namespace probably differs from the TA's; align them in the dashboard configuration."
-    : "A pod deleted while the TA's watch was closed stays registered in TAs without a fresh List per watch session (the cloudwatch fork before #415): restart the TA to rebuild its collector set, and upgrade it.";
+    : "A pod deleted while the TA's watch was closed stays registered in TAs without a fresh List per watch session (the cloudwatch fork before it re-listed collectors on every watch session): restart the TA to rebuild its collector set, and upgrade it.";
   return verdict({ ...base, fix }, status, evidence, {
     fail: "A TA assigns targets to pods that do not exist: nothing scrapes them and its unassigned gauge stays at 0.",
     warn: "A TA lists pods that do not exist (they hold no targets).",
@@ -108,7 +108,7 @@ export function collectorsNotEligible(c: Ctx): Check {
   );
   const upstream = c.roles.some((r) => c.flavor(r) === "upstream");
   const fix =
-    "Fix or delete the pod (kubectl describe pod, kubectl logs --previous for a crash loop). A cloudwatch TA with #415 drops a pod as soon as it stops being Running and Ready; one that keeps it runs an older image: upgrade, or restart the TA to re-list." +
+    "Fix or delete the pod (kubectl describe pod, kubectl logs --previous for a crash loop). A cloudwatch TA that tracks readiness drops a pod as soon as it stops being Running and Ready; one that keeps it runs an older image: upgrade, or restart the TA to re-list." +
     (upstream ? " Upstream keeps a not-Ready pod for collector_not_ready_grace_period (30 s by default) and a terminating one until it is deleted." : "");
   return verdict({ ...base, fix }, status, evidence, {
     fail: `Agent pods that are not Ready, crash-looping or terminating are still registered and hold ${plural(held, "target")}: nothing scrapes them, and the TA's unassigned gauge does not count them.`,

@@ -64,7 +64,7 @@ export function monitorCheck(c: Ctx, ownership: "double" | "orphaned" | "misrout
 }
 
 export function jobsWithoutTargets(c: Ctx): Check {
-  const base = { id: "jobs-without-targets", title: "Jobs with no targets", view: "/ownership", fix: "A job with no target means its selector matches no endpoint (opentelemetry-operator #2267): for a ServiceMonitor check selector and namespaceSelector against the Service and that endpoints[].port names a Service port; for a PodMonitor that podMetricsEndpoints[].port names a container port. A TA with no job at all has no scrape config and no monitor selected, or lacks RBAC on endpoints, endpointslices and pods." } as const;
+  const base = { id: "jobs-without-targets", title: "Jobs with no targets", view: "/ownership", fix: "A job with no target means its selector matches no endpoint (a job can be in /scrape_configs and missing from /jobs): for a ServiceMonitor check selector and namespaceSelector against the Service and that endpoints[].port names a Service port; for a PodMonitor that podMetricsEndpoints[].port names a container port. A TA with no job at all has no scrape config and no monitor selected, or lacks RBAC on endpoints, endpointslices and pods." } as const;
   const { status, evidence } = perRole(c, (r, s, evidence): CheckStatus => {
     if (s.taReady === null) return "unknown";
     const without = s.jobsWithoutTargets;

@@ -15,7 +15,7 @@ const TA_FIX: Partial<Record<SourceErrorKind, string>> = {
   tls: "A cloudwatch TA requires mTLS (TLS 1.3, client certificate): configure tls.ca (the CA of the TA's server certificate) and tls.cert/tls.key signed by the TA's client CA; upstream serves HTTPS only on :8443.",
   forbidden: "The TA (or a proxy in front of it) refuses the dashboard's credentials: check bearerTokenFile and the client certificate.",
   parse: "The answer is not what a TA serves: check that the URL points at the TA and not at an ingress or proxy page.",
-  schema: "The TA answered an unexpected shape: check the TA version against the reference (a changed upstream shows here first).",
+  schema: "The TA answered an unexpected shape: check the TA version against docs/target-allocator.md (a changed upstream shows here first).",
   http: "The TA answered an HTTP error: read its logs (kubectl logs <ta-pod>).",
   not_found: "The path does not exist on that server: check the URL points at the TA's Service, not at a collector.",
   too_large: "The TA's answer exceeds maxResponseBytes: raise it for this cluster.",
