@@ -1,5 +1,5 @@
 /**
- * History beyond one machine (issue 5): Debian's real Prometheus (v2.42) scrapes the dashboard's real /metrics every second,
+ * History beyond one machine: Debian's real Prometheus (v2.42) scrapes the dashboard's real /metrics every second,
  * with its TSDB in a temporary directory, twice (two "replicas" of one job, as two dashboard pods would be: the queries'
  * `max by` must not double count). Readiness flips are driven with the demo's control API (collector-not-ready, then heal);
  * the churn view asked with source=prometheus must agree with the local store's view of the same range (timeline readiness
@@ -193,6 +193,8 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
 
     // Prometheus stopped: the local store answers, marked, with the error named (once in the log)
     await prom.kill();
+    // answers are cached per poll: the first poll that ends after the kill is the first to ask Prometheus again
+    await lens.nextSnapshot();
     const down = await churn(`source=prometheus&${range}`);
     expect(down.view.source).toMatchObject({ answered: "local", fallback: true, error: { kind: "network", message: expect.stringContaining(`prometheus http://127.0.0.1:${promPort}`) } });
     expect(down.view.source.error!.hint).toMatch(/history\.prometheus\.url/);
