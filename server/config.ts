@@ -1,11 +1,12 @@
 import "server-only";
 /**
  * Loads the configuration: the file named by ALLOCATION_LENS_CONFIG (or --config), validated; with none, the embedded
- * demo cluster is started and its generated configuration used. A bad file is an error naming each bad field.
+ * demo cluster is started and its generated configuration used. A bad file is an error naming each bad field, never
+ * showing a credential (lib/config/schema.ts: shownValue, yamlErrorLine).
  */
 import fs from "node:fs";
 import YAML from "yaml";
-import { parseConfig, type Config } from "@/lib/config/schema";
+import { parseConfig, yamlErrorLine, type Config } from "@/lib/config/schema";
 
 export class ConfigError extends Error {
   constructor(
@@ -35,11 +36,11 @@ export function loadConfigFile(file: string): Config {
   let data: unknown;
   try {
     const doc = YAML.parseDocument(text, { prettyErrors: true });
-    if (doc.errors.length) throw new ConfigError(file, doc.errors.map((e) => `YAML: ${e.message.split("\n")[0]}`));
+    if (doc.errors.length) throw new ConfigError(file, doc.errors.map((e) => yamlErrorLine(e.message)));
     data = doc.toJS();
   } catch (e) {
     if (e instanceof ConfigError) throw e;
-    throw new ConfigError(file, [`YAML: ${(e as Error).message}`]);
+    throw new ConfigError(file, [yamlErrorLine((e as Error)?.message ?? String(e))]);
   }
   const result = parseConfig(data ?? {});
   if (!result.ok) throw new ConfigError(file, result.errors);

@@ -48,12 +48,14 @@ const PARAM_DOCS: Record<string, string> = {
   node: "targets located on this node or scraped by a collector on it",
   collector: "targets assigned to this collector (pod name)",
   job: "targets of this job (exact name)",
-  q: "text search in address, job, node and collector",
+  q: "text search in address, job, node and collector (trimmed, case-insensitive; at most 200 characters)",
   offset: "rows to skip",
   limit: "rows per page",
   sort: "sort key",
-  from: "range start: milliseconds since the epoch or an ISO 8601 time; default: one hour before `to`",
-  to: "range end: milliseconds since the epoch or an ISO 8601 time; default: now",
+  from:
+    "range start: milliseconds since the epoch or an ISO 8601 time, from 2000-01-01 and before `to`; default: `last` (one hour) before `to`. " +
+    "A range longer than the maximum (the local retention, or 30 days with a Prometheus backend) is clamped: `truncated.range`",
+  to: "range end: milliseconds since the epoch or an ISO 8601 time, at most an hour after the server's time; default: the latest poll's time",
   buckets: "number of timeline buckets, 1 to 1000; default 60",
 };
 

@@ -297,7 +297,7 @@ export const churnViewSchema = z
     ),
     flapping: z.array(z.object({ pod: z.string(), role: roleSchema, node: z.string().nullable(), transitions: z.number().int(), lastAt: ms }).strict()),
     events: z.array(readinessEventSchema),
-    eventsInRange: z.number().int(),
+    eventsInRange: z.number().int().meta({ description: "readiness events in the range (all of them: counted, not read)" }),
     reassignments: z
       .object({
         total: z.number().int(),
@@ -315,6 +315,13 @@ export const churnViewSchema = z
         .object({ t: ms, localityRatio: byRole(z.number().nullable()), ghosts: z.number().nullable(), unassigned: z.number().nullable() })
         .strict(),
     ),
+    truncated: z
+      .object({
+        range: z.boolean().meta({ description: "the range asked was longer than the maximum (the local retention, or 30 days with a Prometheus backend): `from` was moved forward" }),
+        reassignments: z.boolean().meta({ description: "narrowed to a node or pod, the range held more reassignment records than are read (5,000): the oldest are left out" }),
+      })
+      .strict()
+      .meta({ description: "what a query bound left out; all false: nothing" }),
   })
   .strict()
   .meta({ id: "ChurnView" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "./schema";
+import { parseConfig, redactUserinfo, yamlErrorLine } from "./schema";
 
 const ta = {
   url: "https://127.0.0.1:8443",
@@ -80,7 +80,9 @@ describe("parseConfig", () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const text = r.errors.join("\n");
-    expect(text).toContain('auth.trustedProxies[0]: expected an IP address or a CIDR range such as 10.0.0.0/8 (got "proxy.example.com")');
+    // nothing under auth is echoed: its type only
+    expect(text).toContain("auth.trustedProxies[0]: expected an IP address or a CIDR range such as 10.0.0.0/8 (got a string)");
+    expect(text).not.toContain("proxy.example.com");
     expect(text).toMatch(/auth\.exemptPaths\[0\]: expected a path such as \/api\/healthz/);
     expect(text).toMatch(/auth: .*extra/);
     expect(text).toMatch(/embed\.frameAncestors\[0\]: expected a CSP source/);
@@ -89,7 +91,7 @@ describe("parseConfig", () => {
     const noProxy = parseConfig({ ...base, auth: { mode: "proxy" } });
     expect(noProxy.ok === false && noProxy.errors.join("\n")).toContain("auth.trustedProxies: mode proxy needs the addresses");
     const badMode = parseConfig({ ...base, auth: { mode: "basic" } });
-    expect(badMode.ok === false && badMode.errors.join("\n")).toContain('auth.mode: expected "none", "proxy" or "token" (got "basic")');
+    expect(badMode.ok === false && badMode.errors.join("\n")).toContain('auth.mode: expected "none", "proxy" or "token" (got a string)');
   });
 
   describe("history.prometheus", () => {
@@ -143,6 +145,59 @@ describe("parseConfig", () => {
       expect(r.errors.join("\n")).toMatch(/history\.prometheus\.url: no user or password in the URL: put a token in a file and name it in bearerTokenFile/);
       const q = withProm({ url: "http://prometheus:9090/?x=1" });
       expect(!q.ok && q.errors.join("\n")).toMatch(/no query or fragment/);
+    });
+  });
+
+  describe("errors never show a credential", () => {
+    const SECRET = "S3cretPa55";
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const cases: [string, unknown][] = [
+      ["a Prometheus URL with a user and password", { ...base, history: { prometheus: { url: `https://alice:${SECRET}@mimir.example.com/prometheus` } } }],
+      ["a URL with userinfo and another fault", { ...base, history: { prometheus: { url: `ftp://alice:${SECRET}@mimir.example.com` } } }],
+      ["a malformed URL with userinfo", { ...base, history: { prometheus: { url: `https//alice:${SECRET}@mimir.example.com` } } }],
+      ["a password holding an @", { ...base, history: { prometheus: { url: `https://alice:${SECRET}@x@mimir.example.com` } } }],
+      ["a TA URL with userinfo", { clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, url: `https://bob:${SECRET}@ta:80` } } }] }],
+      ["the demo control URL", { ...base, demo: { control: `not a url ${SECRET}` } }],
+      ["an Authorization header", { ...base, history: { prometheus: { url: "http://p:9090", headers: { Authorization: `Bearer ${SECRET}` } } } }],
+      ["a cookie header with an unprintable value", { ...base, history: { prometheus: { url: "http://p:9090", headers: { Cookie: `sid=${SECRET}\u0001` } } } }],
+      ["a header value that is not a string", { ...base, history: { prometheus: { url: "http://p:9090", headers: { "X-Token": { value: SECRET } } } } }],
+      ["headers given as a list", { ...base, history: { prometheus: { url: "http://p:9090", headers: [`Authorization: Bearer ${SECRET}`] } } }],
+      ["a token inline instead of a file", { ...base, history: { prometheus: { url: "http://p:9090", bearerTokenFile: { token: SECRET } } } }],
+      ["a TA token inline", { clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, bearerTokenFile: 12345 } } }] }],
+      ["a key pasted as PEM in the wrong type", { clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, tls: { ...ta.tls, key: [SECRET] } } } }] }],
+      ["an auth token file given as a map", { ...base, auth: { mode: "token", tokenFile: { secret: SECRET } } }],
+      ["an auth mode that is a token", { ...base, auth: { mode: SECRET } }],
+      ["a password under an unknown key", { ...base, history: { prometheus: { url: "http://p:9090", password: SECRET } } }],
+      ["a secret under a section of the wrong type", { ...base, history: { prometheus: `https://alice:${SECRET}@p` } }],
+      ["a secret in a list where a map goes", { clusters: [{ name: "prod", targetAllocators: [SECRET] }] }],
+      ["a secret as a whole cluster", { clusters: [SECRET] }],
+    ];
+    it.each(cases)("%s", (_, input) => {
+      const r = parseConfig(input);
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      const text = r.errors.join("\n");
+      expect(text.length).toBeGreaterThan(0);
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain("12345");
+    });
+
+    it("a YAML problem is named by its position, not by the file's text", () => {
+      expect(yamlErrorLine('Missing closing "quote at line 4, column 1:\n\n    url: "https://alice:S3cretPa55@mimir\n^')).toBe('YAML: Missing closing "quote at line 4, column 1');
+      expect(yamlErrorLine(`Unresolved alias (the anchor must be set before the alias): ${SECRET}`)).not.toContain(SECRET);
+      expect(yamlErrorLine(`Something else: ${SECRET}`)).toBe("YAML: Something else");
+    });
+
+    it("still shows non-secret values, and a URL without its user information", () => {
+      const r = parseConfig({ ...base, history: { prometheus: { url: `ftp://alice:${SECRET}@mimir.example.com/x`, timeoutSeconds: 0 } } });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      const text = r.errors.join("\n");
+      expect(text).toContain('history.prometheus.url: expected the http:// or https:// URL of the Prometheus API root, e.g. http://prometheus:9090 or https://mimir/prometheus (got "ftp://***@mimir.example.com/x")');
+      expect(text).toContain("history.prometheus.timeoutSeconds");
+      expect(text).toContain("(got 0)");
+      expect(redactUserinfo("https://u:p@h/x")).toBe("https://***@h/x");
+      expect(redactUserinfo("http://h:9090/x")).toBe("http://h:9090/x");
     });
   });
 });

@@ -26,7 +26,9 @@ export const tlsSchema = z
 
 export const taSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" }),
+    url: z
+      .url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" })
+      .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { message: "no user or password in the URL: the TA is reached with tls and bearerTokenFile" }),
     flavor: z.enum(["upstream", "cloudwatch"], { message: 'expected "upstream" or "cloudwatch"' }),
     tls: tlsSchema.optional(),
     bearerTokenFile: z.string().min(1).optional(),
@@ -170,16 +172,83 @@ export type EmbedConfig = z.infer<typeof embedSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
 export type TlsConfig = z.infer<typeof tlsSchema>;
 
-/** One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`. */
+/**
+ * Fields whose bad value an error may show: names, enums, numbers and non-secret places (a URL shows without its user
+ * information). Any other value is described by its type only: an error goes to stderr and, during startup, to
+ * /api/readyz, and a value in the wrong place may be a secret.
+ */
+const ECHOED_FIELDS = new Set([
+  "name",
+  "flavor",
+  "url",
+  "control",
+  "namespace",
+  "context",
+  "inCluster",
+  "scraperAnnotation",
+  "pollIntervalSeconds",
+  "timeoutSeconds",
+  "maxResponseBytes",
+  "concurrency",
+  "serverName",
+  "insecureSkipVerify",
+  "path",
+  "retentionDays",
+  "maxBytes",
+  "matchers",
+  "frameAncestors",
+]);
+const URL_FIELDS = new Set(["url", "control"]);
+/** Path segments under which nothing is shown: credentials, headers, the whole auth section. */
+const SECRET_SEGMENT = /auth|token|secret|passw|key|credential|cookie|bearer|header|cert|private/i;
+
+/** `scheme://***@host...`: a URL-ish text without anything before its last `@` (a user, a password). */
+export function redactUserinfo(text: string): string {
+  const at = text.lastIndexOf("@");
+  if (at < 0) return text;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/*/i.exec(text)?.[0] ?? "";
+  return `${scheme.length <= at ? scheme : ""}***@${text.slice(at + 1)}`;
+}
+
+const typeOf = (v: unknown) => (Array.isArray(v) ? "a list" : v === null ? "null" : typeof v === "object" ? "a map" : typeof v === "string" ? "a string" : `a ${typeof v}`);
+
+/** What an error shows of the bad value at `path`: the value itself when it is known not to be secret, else its type. */
+export function shownValue(path: readonly PropertyKey[], value: unknown): string {
+  if (value === undefined) return "";
+  const keys = path.filter((p): p is string => typeof p === "string");
+  const field = keys.at(-1);
+  const secret = keys.some((k) => SECRET_SEGMENT.test(k)) || field === undefined || !ECHOED_FIELDS.has(field);
+  // a URL field shows a URL (without user information), not whatever text was put there
+  const notUrl = URL_FIELDS.has(field!) && (typeof value !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^\s]*$/i.test(value));
+  if (secret || notUrl || (value !== null && typeof value === "object")) return ` (got ${typeOf(value)})`;
+  const text = typeof value === "string" ? JSON.stringify(redactUserinfo(value).slice(0, 80)) : String(value);
+  return ` (got ${text})`;
+}
+
+/**
+ * One line per problem: `clusters[0].targetAllocators.per-node.flavor: expected "upstream" or "cloudwatch" (got "cw")`.
+ * Values show only as shownValue allows (never a credential); path segments that are map keys show without user info.
+ */
 export function formatConfigIssues(error: z.ZodError, input: unknown): string[] {
   return error.issues.map((issue) => {
-    const path = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)).join("");
+    const path = issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${redactUserinfo(String(p))}`)).join("");
     let got: unknown = input;
     for (const p of issue.path) got = got && typeof got === "object" ? (got as Record<PropertyKey, unknown>)[p as PropertyKey] : undefined;
-    const shown = got === undefined ? "" : ` (got ${JSON.stringify(got)?.slice(0, 80)})`;
-    const unknownKeys = issue.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
-    return `${path || "(top level)"}: ${issue.message}${unknownKeys}${issue.code === "unrecognized_keys" ? "" : shown}`;
+    const unknownKeys = issue.code === "unrecognized_keys" ? ` ${issue.keys.map((k) => redactUserinfo(k)).join(", ")}` : "";
+    return `${path || "(top level)"}: ${issue.message}${unknownKeys}${issue.code === "unrecognized_keys" ? "" : shownValue(issue.path, got)}`;
   });
+}
+
+/**
+ * One line for a YAML problem, without the file's text: the parser's message up to its position ("... at line 3,
+ * column 12"); an unresolved alias without its name (an unquoted value starting with `*` is an alias: a password may).
+ */
+export function yamlErrorLine(message: string): string {
+  const first = message.split("\n")[0];
+  if (/^Unresolved alias/i.test(first)) return "YAML: an alias (*name) that no anchor defines: quote a value that starts with *";
+  const at = /^(.*? at line \d+, column \d+)/.exec(first);
+  if (at) return `YAML: ${at[1]}`;
+  return `YAML: ${first.replace(/:.*$/, "")}`;
 }
 
 export function parseConfig(input: unknown): { ok: true; config: Config } | { ok: false; errors: string[] } {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ReassignmentRecord, ReadinessEvent } from "@/lib/analysis/churn";
-import { MAX_LAST_MS, narrowChurnRows, narrowReassignment, parseChurnQuery, toChurnView } from "@/lib/views/churn";
+import { aggregateChurn } from "@/lib/views/churn-aggregate";
+import { churnQueryKey, MAX_LAST_MS, maxChurnRangeMs, narrowChurnRows, narrowReassignment, parseChurnQuery, toChurnView, type ChurnQuery } from "@/lib/views/churn";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const q = (s: string) => parseChurnQuery(new URLSearchParams(s), NOW);
@@ -98,11 +99,56 @@ describe("narrowChurnRows and the view's filter", () => {
     const fresh = { at: NOW, pollIntervalMs: 15_000, stale: [] };
     const range = { from: NOW - 3_600_000, to: NOW, buckets: 4 };
     const backend = { backend: "sqlite" as const, error: null };
-    const v = toChurnView(fresh, "c1", { ...range, node: "n2" }, backend, rows);
+    const v = toChurnView(fresh, "c1", { ...range, node: "n2" }, backend, aggregateChurn(rows, { ...range, node: "n2" }));
     expect(v.filter).toEqual({ node: "n2", pod: null });
     expect(v.events.map((e) => e.pod)).toEqual(["c"]);
     expect(v.flapping).toEqual([{ pod: "c", role: "per-node", node: "n2", transitions: 1, lastAt: NOW - 20 }]);
     expect(v.reassignments.total).toBe(3);
-    expect(toChurnView(fresh, "c1", range, backend, rows).filter).toEqual({ node: null, pod: null });
+    expect(toChurnView(fresh, "c1", range, backend, aggregateChurn(rows, range)).filter).toEqual({ node: null, pod: null });
+  });
+});
+
+describe("parseChurnQuery: bounds", () => {
+  const DAY = 86_400_000;
+  const bounded = (s: string, options = {}) => parseChurnQuery(new URLSearchParams(s), NOW, options);
+
+  it("refuses times outside sane bounds with a 400 naming the parameter, never throwing", () => {
+    expect(() => bounded("from=99999999999999999&to=1")).not.toThrow();
+    expect(bounded("from=99999999999999999&to=1")).toMatchObject({ ok: false, param: "from" });
+    expect(bounded("to=99999999999999999")).toMatchObject({ ok: false, param: "to" });
+    expect(bounded(`from=${"9".repeat(400)}`)).toMatchObject({ ok: false, param: "from" });
+    expect(bounded("from=0")).toMatchObject({ ok: false, param: "from", message: expect.stringMatching(/^from: expected a time from 2000-01-01/) });
+    expect(bounded("from=1999-12-31T23:59:59Z")).toMatchObject({ ok: false, param: "from" });
+    expect(bounded(`to=${NOW + 2 * 3_600_000}`)).toMatchObject({ ok: false, param: "to", message: expect.stringMatching(/after the server's time/) });
+    expect(bounded(`from=${NOW + 2 * 3_600_000}`)).toMatchObject({ ok: false, param: "from" });
+    expect(bounded(`to=${NOW + 60_000}`)).toMatchObject({ ok: true }); // clock skew
+    expect(bounded("buckets=1001")).toMatchObject({ ok: false, param: "buckets" });
+    expect(bounded("buckets=99999999999999999999")).toMatchObject({ ok: false, param: "buckets" });
+    expect(bounded(`last=${"9".repeat(30)}`)).toMatchObject({ ok: false, param: "last" });
+  });
+
+  it("clamps a range longer than the maximum to its end, and says so", () => {
+    const r = bounded(`from=${Date.UTC(2000, 0, 1)}&to=${NOW}`, { maxRangeMs: 7 * DAY });
+    expect(r).toMatchObject({ ok: true, query: { from: NOW - 7 * DAY, to: NOW, clamped: true } });
+    expect(bounded(`last=${MAX_LAST_MS}`, { maxRangeMs: 30 * DAY })).toMatchObject({ ok: true, query: { from: NOW - 30 * DAY, to: NOW, clamped: true } });
+    const inside = bounded("last=3600000", { maxRangeMs: 7 * DAY });
+    expect(inside.ok && inside.query.clamped).toBeUndefined();
+  });
+
+  it("the maximum is the local retention, or at least 30 days with a Prometheus backend", () => {
+    expect(maxChurnRangeMs({ retentionDays: 7 })).toBe(7 * DAY);
+    expect(maxChurnRangeMs({ retentionDays: 7, prometheus: { url: "http://p:9090" } })).toBe(30 * DAY);
+    expect(maxChurnRangeMs({ retentionDays: 90, prometheus: { url: "http://p:9090" } })).toBe(90 * DAY);
+  });
+
+  it("a relative range ends at the poll's time, so requests of one poll normalise to one key", () => {
+    const poll = NOW - 4000;
+    const a = bounded("last=3600000", { anchor: poll });
+    const b = parseChurnQuery(new URLSearchParams("last=3600000&buckets=60"), NOW + 3000, { anchor: poll });
+    expect(a).toMatchObject({ ok: true, query: { from: poll - 3_600_000, to: poll } });
+    expect(a.ok && b.ok && churnQueryKey(a.query)).toBe(b.ok && churnQueryKey(b.query));
+    expect(a.ok && churnQueryKey(a.query)).not.toBe(churnQueryKey((bounded("last=3600000&source=local", { anchor: poll }) as { query: ChurnQuery }).query));
+    // an open range starting after the poll ends now
+    expect(bounded(`from=${NOW - 1000}`, { anchor: poll })).toMatchObject({ ok: true, query: { from: NOW - 1000, to: NOW } });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TargetRow } from "@/lib/analysis/types";
 import { targetRow } from "./test-rows";
-import { pageTargets, targetQuerySchema } from "./targets";
+import { CACHE_PER_SNAPSHOT, matchAndSort, pageTargets, targetCacheKey, targetQuerySchema } from "./targets";
 
 const row = targetRow;
 
@@ -51,5 +51,31 @@ describe("pageTargets over pages of one snapshot", () => {
     expect(new Set(seen).size).toBe(1000);
     const sortedByJob = seen.map((s) => s.split("|")[0]);
     expect(sortedByJob).toEqual([...sortedByJob].sort());
+  });
+});
+
+describe("the targets cache key", () => {
+  it("is one key, hence one filter and sort per snapshot, for every spelling of one filter set", () => {
+    const base = matchAndSort(rows, q({}));
+    const spellings: Record<string, string>[] = [{ q: " " }, { q: "   " }, { q: "" }, { node: " " }, { class: "" }, { class: ",," }, { sort: "job" }, { cluster: "other", offset: "5", limit: "7" }];
+    for (const spelling of spellings) {
+      expect(matchAndSort(rows, q(spelling)), JSON.stringify(spelling)).toBe(base);
+    }
+    const text = matchAndSort(rows, q({ q: "cart" }));
+    for (const spelling of [{ q: " cart" }, { q: "CART " }, { q: "Cart" }]) expect(matchAndSort(rows, q(spelling)), JSON.stringify(spelling)).toBe(text);
+    const classes = matchAndSort(rows, q({ class: "cross_node,ghost" }));
+    expect(matchAndSort(rows, q({ class: "ghost, cross_node,ghost" }))).toBe(classes);
+    expect(classes.rows).toHaveLength(2);
+    expect(matchAndSort(rows, q({ node: " n1 " }))).toBe(matchAndSort(rows, q({ node: "n1" })));
+    expect(matchAndSort(rows, q({ q: "cart" }))).not.toBe(base);
+  });
+
+  it("normalises the parsed query and keeps a bounded number of filter sets per snapshot", () => {
+    expect(q({ q: "  Cart ", class: "local,ghost,local", node: " ", job: "" })).toMatchObject({ q: "cart", class: ["ghost", "local"], node: undefined, job: undefined });
+    expect(targetCacheKey(q({ q: "x", offset: "100" }))).toBe(targetCacheKey(q({ q: " X " })));
+    const fresh = rows.slice();
+    const first = matchAndSort(fresh, q({ q: "a" }));
+    for (let i = 0; i < CACHE_PER_SNAPSHOT; i++) matchAndSort(fresh, q({ q: `x${i}` }));
+    expect(matchAndSort(fresh, q({ q: "a" }))).not.toBe(first); // evicted: computed again
   });
 });

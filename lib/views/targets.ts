@@ -6,19 +6,37 @@ import { z } from "zod";
 import type { TargetRow } from "@/lib/analysis/types";
 import { TARGET_CLASSES } from "@/lib/model";
 
+/** Exact-match filters: trimmed, empty means none. */
+const exact = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .optional()
+    .transform((v) => v?.trim() || undefined);
+
+/**
+ * The query, normalised as it is parsed (every spelling of one filter set is one value, hence one cache entry): text
+ * trimmed and lower-cased (the search is case-insensitive), exact filters trimmed, empty values dropped, the class list
+ * trimmed, deduplicated and sorted, defaults filled in.
+ */
 export const targetQuerySchema = z
   .object({
     cluster: z.string().optional(),
     role: z.enum(["per-node", "cluster-scraper"]).optional(),
     class: z
       .string()
+      .max(200)
       .optional()
-      .transform((v) => (v ? v.split(",").filter(Boolean) : []))
+      .transform((v) => [...new Set((v ?? "").split(",").map((c) => c.trim()).filter(Boolean))].sort())
       .pipe(z.array(z.enum(TARGET_CLASSES as [string, ...string[]], { message: `expected classes among ${TARGET_CLASSES.join(", ")}` }))),
-    node: z.string().optional(),
-    collector: z.string().optional(),
-    job: z.string().optional(),
-    q: z.string().max(200).optional(),
+    node: exact(253),
+    collector: exact(253),
+    job: exact(1024),
+    q: z
+      .string()
+      .max(200)
+      .optional()
+      .transform((v) => v?.trim().toLowerCase() || undefined),
     offset: z.coerce.number().int().min(0).default(0),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     sort: z.enum(["address", "job", "node", "collector", "class"]).default("job"),
@@ -39,13 +57,16 @@ export interface TargetPage {
 export function matchTargets(rows: readonly TargetRow[], q: TargetQuery): TargetRow[] {
   const classes = q.class.length ? new Set(q.class) : null;
   const text = q.q?.trim().toLowerCase();
+  const node = q.node?.trim();
+  const collector = q.collector?.trim();
+  const job = q.job?.trim();
   return rows.filter(
     (t) =>
       (!q.role || t.role === q.role) &&
       (!classes || classes.has(t.class)) &&
-      (!q.node || t.node === q.node || t.collectorNode === q.node) &&
-      (!q.collector || t.collector === q.collector) &&
-      (!q.job || t.job === q.job) &&
+      (!node || t.node === node || t.collectorNode === node) &&
+      (!collector || t.collector === collector) &&
+      (!job || t.job === job) &&
       (!text ||
         t.address.toLowerCase().includes(text) ||
         t.job.toLowerCase().includes(text) ||
@@ -59,21 +80,44 @@ const CLASS_ORDER: Record<string, number> = { ghost: 0, cross_zone: 1, cross_nod
 /** Code-point order: stable, locale-independent, and much cheaper than localeCompare over 150,000 rows. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-interface Matched {
+export interface Matched {
   rows: TargetRow[];
   byClass: Record<string, number>;
 }
 
 /** Filtered and sorted rows per snapshot (the rows array) and filter set: scrolling pages through them costs a slice. */
 const cache = new WeakMap<readonly TargetRow[], Map<string, Matched>>();
-const CACHE_PER_SNAPSHOT = 16;
+/** Filter sets kept per snapshot, least recently used dropped first. */
+export const CACHE_PER_SNAPSHOT = 16;
 
-function matchAndSort(rows: readonly TargetRow[], q: TargetQuery): Matched {
-  const key = JSON.stringify({ ...q, offset: 0, limit: 0 });
+/**
+ * The key of a filter set: what matching reads, normalised again (a query built in code need not come through the schema),
+ * in a fixed order; never the cluster, offset or limit.
+ */
+export function targetCacheKey(q: TargetQuery): string {
+  const exactOf = (v: string | undefined) => v?.trim() || null;
+  return JSON.stringify([
+    q.role ?? null,
+    [...new Set(q.class)].sort(),
+    exactOf(q.node),
+    exactOf(q.collector),
+    exactOf(q.job),
+    q.q?.trim().toLowerCase() || null,
+    q.sort ?? "job",
+  ]);
+}
+
+/** The rows matching `q`, sorted, with their class counts: computed once per snapshot and filter set. */
+export function matchAndSort(rows: readonly TargetRow[], q: TargetQuery): Matched {
+  const key = targetCacheKey(q);
   let perSnapshot = cache.get(rows);
   if (!perSnapshot) cache.set(rows, (perSnapshot = new Map()));
   const hit = perSnapshot.get(key);
-  if (hit) return hit;
+  if (hit) {
+    perSnapshot.delete(key); // most recently used last
+    perSnapshot.set(key, hit);
+    return hit;
+  }
   const matched = matchTargets(rows, q);
   const byClass: Record<string, number> = {};
   for (const t of matched) byClass[t.class] = (byClass[t.class] ?? 0) + 1;

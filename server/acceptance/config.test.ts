@@ -2,7 +2,9 @@
  * Configuration errors: a configuration file with several errors makes the server exit non-zero before serving, naming
  * each bad field. The real boot path (server/boot.ts, startServerRuntime) runs in a child process as the server runs it
  * (react-server conditions, tsx for TypeScript). A file path inside a valid configuration that cannot be read (a TLS file)
- * is reported when the source connects: a source error naming the file, not a crash.
+ * is reported when the source connects: a source error naming the file, not a crash. An error never shows a credential
+ * the file carries (a password in a URL, a header value, a token, anything under auth), neither in-process nor on the
+ * server's stderr.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -79,6 +81,49 @@ describe("configuration errors", () => {
     }
     expect(err).toMatch(/flavor: expected "upstream" or "cloudwatch"/);
     expect(r.stdout).not.toMatch(/clusters:/); // nothing was started
+  }, 90_000);
+
+  const SECRET = "S3cretPa55";
+  /** Bad files that carry a credential, each wrong in another way. */
+  const secretFiles: Record<string, string> = {
+    "userinfo.yaml": YAML.stringify({
+      clusters: [{ name: "prod", targetAllocators: { "per-node": { url: `https://bob:${SECRET}@ta.example:80`, flavor: "cloudwatch", collectors: { namespace: "x", selector: {} } } } }],
+      history: { prometheus: { url: `https://alice:${SECRET}@mimir.example.com/prometheus`, headers: { Authorization: `Bearer ${SECRET}` }, bearerTokenFile: { token: SECRET } } },
+      auth: { mode: SECRET, tokenFile: [SECRET] },
+      demo: { control: `not a URL ${SECRET}` },
+    }),
+    "malformed-url.yaml": `clusters:\n  - name: prod\n    targetAllocators:\n      per-node: { url: "ftp://alice:${SECRET}@ta", flavor: upstream, collectors: { namespace: x, selector: {} } }\nhistory:\n  prometheus:\n    url: https//alice:${SECRET}@mimir\n    password: ${SECRET}\n`,
+    "broken-quote.yaml": `history:\n  prometheus:\n    url: "https://alice:${SECRET}@mimir\n`,
+    "alias.yaml": `clusters:\n  - name: prod\nhistory:\n  prometheus:\n    url: http://p:9090\n    headers: { X-Api-Key: *${SECRET} }\n`,
+  };
+
+  it("an error never shows the credentials the file carries (loadConfigFile)", () => {
+    for (const [name, text] of Object.entries(secretFiles)) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      let message = "";
+      try {
+        loadConfigFile(file);
+      } catch (e) {
+        expect(e, name).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message, name).toContain(file);
+      expect(message.split("\n").length, name).toBeGreaterThan(1);
+      expect(message.includes(SECRET), `${name}:\n${message}`).toBe(false);
+    }
+  });
+
+  it("the server's stderr never shows them either, and still names the fields", async () => {
+    const file = path.join(dir, "userinfo.yaml");
+    fs.writeFileSync(file, secretFiles["userinfo.yaml"]);
+    const r = await boot(file);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect((r.stdout + r.stderr).includes(SECRET), r.stderr).toBe(false);
+    for (const field of ["clusters[0].targetAllocators.per-node.url", "history.prometheus.url", "history.prometheus.bearerTokenFile", "auth.mode", "demo.control"]) {
+      expect(r.stderr, field).toContain(`${field}:`);
+    }
+    expect(r.stderr).toContain('(got "https://***@mimir.example.com/prometheus")');
   }, 90_000);
 
   // The same boot path, in-process (a spawn costs ~15 s of TypeScript compiling on a small machine): what boot prints.

@@ -4,7 +4,8 @@ import "server-only";
  * restart. Retention applies too.
  */
 import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
-import { DAY_MS, MAINTENANCE_EVERY_MS, type HistoryBatch, type HistoryStatus, type HistoryStore } from "@/server/history/types";
+import { aggregateChurn, type ChurnAggregate, type ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
+import { DAY_MS, MAINTENANCE_EVERY_MS, ROWS_READ, type HistoryBatch, type HistoryStatus, type HistoryStore } from "@/server/history/types";
 
 /** A fixed-capacity buffer: pushing onto a full one overwrites the oldest item. */
 export class Ring<T> {
@@ -60,6 +61,8 @@ interface ClusterRings {
 }
 
 const inRange = (at: number, r: Range) => at >= r.from && at <= r.to;
+/** The last `limit` items (oldest first). */
+const newest = <T>(items: T[], limit: number) => (items.length > limit ? items.slice(items.length - limit) : items);
 
 export class MemoryHistory implements HistoryStore {
   readonly status: HistoryStatus;
@@ -96,12 +99,24 @@ export class MemoryHistory implements HistoryStore {
     return all.filter((e) => inRange(e.at, range)).sort((a, b) => b.at - a.at).slice(0, limit);
   }
 
-  reassignments(cluster: string, range: Range): ReassignmentRecord[] {
-    return (this.clusters.get(cluster)?.reassignments.toArray() ?? []).filter((r) => inRange(r.at, range));
+  reassignments(cluster: string, range: Range, limit = ROWS_READ): ReassignmentRecord[] {
+    return newest((this.clusters.get(cluster)?.reassignments.toArray() ?? []).filter((r) => inRange(r.at, range)), limit);
   }
 
-  polls(cluster: string, range: Range): PollPoint[] {
-    return (this.clusters.get(cluster)?.polls.toArray() ?? []).filter((p) => inRange(p.at, range));
+  polls(cluster: string, range: Range, limit = ROWS_READ): PollPoint[] {
+    return newest((this.clusters.get(cluster)?.polls.toArray() ?? []).filter((p) => inRange(p.at, range)), limit);
+  }
+
+  /** The rings are bounded (DEFAULT_MEMORY_CAPACITY): the aggregate is computed from their rows in the range. */
+  churn(cluster: string, q: ChurnAggregateQuery): ChurnAggregate {
+    const range = { from: q.from, to: q.to };
+    const r = this.clusters.get(cluster);
+    const rows = {
+      readiness: this.readiness(cluster, range, this.capacity.readiness),
+      reassignments: (r?.reassignments.toArray() ?? []).filter((x) => inRange(x.at, range)),
+      polls: q.series === false ? [] : (r?.polls.toArray() ?? []).filter((x) => inRange(x.at, range)),
+    };
+    return aggregateChurn(rows, q);
   }
 
   oldest(cluster: string): number | null {

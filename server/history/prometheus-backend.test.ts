@@ -193,6 +193,8 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
 
     // Prometheus stopped: the local store answers, marked, with the error named (once in the log)
     await prom.kill();
+    // answers are cached per poll: the first poll that ends after the kill is the first to ask Prometheus again
+    await lens.nextSnapshot();
     const down = await churn(`source=prometheus&${range}`);
     expect(down.view.source).toMatchObject({ answered: "local", fallback: true, error: { kind: "network", message: expect.stringContaining(`prometheus http://127.0.0.1:${promPort}`) } });
     expect(down.view.source.error!.hint).toMatch(/history\.prometheus\.url/);

@@ -4,32 +4,72 @@ import "server-only";
  * store, or the Prometheus-compatible backend of history.prometheus for ranges older than local history), reshape into
  * the churn view (narrowed to `node` and/or `pod` when asked: the node detail's readiness history).
  * A failing backend never empties the view: the local store answers, and the view says so with the backend's error.
+ *
+ * Bounds: the range is validated and clamped (lib/views/churn.ts), the store aggregates in SQL and returns bounded rows,
+ * and each answer is cached per cluster, poll and normalised query (a range without `to` ends at the poll's time), so N
+ * browsers polling the same view cost one computation per poll.
  */
+import type { Config, HistoryPrometheusConfig } from "@/lib/config/schema";
 import { freshness } from "@/lib/views/summary";
-import { EVENTS_READ, parseChurnQuery, toChurnView, type ChurnView } from "@/lib/views/churn";
+import { churnQueryKey, maxChurnRangeMs, parseChurnQuery, toChurnView, type ChurnQuery, type ChurnView } from "@/lib/views/churn";
 import { chooseSource, redactEndpoint, type ChurnSource } from "@/lib/views/churn-source";
+import { AnswerCache } from "@/lib/answer-cache";
 import { SourceError } from "@/lib/source-error";
 import { ApiError, snapshotFor } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
-import { historyFor, startHistory } from "@/server/history/registry";
+import { historyFor, startHistory, type ClusterHistory } from "@/server/history/registry";
 import { churnFromPrometheus, matchersOf, prometheusClientFor, type PrometheusChurn } from "@/server/history/prometheus";
 
 type Log = (message: string) => void;
+/** freshness() reads only these fields of a snapshot. */
+const freshnessOf = (s: ChurnContext["snapshot"]) => freshness(s as Parameters<typeof freshness>[0]);
 let lastLogged: string | null = null;
 
+/** Cached churn answers, all clusters together: a few views (page ranges, node details) per poll. */
+export const CHURN_CACHE_SIZE = 64;
+const MIN_TTL_MS = 1000;
+const cache = new AnswerCache<ChurnView>(CHURN_CACHE_SIZE, 15_000);
+
+/** What one churn answer needs besides the request: the cluster's latest snapshot and history, the configuration. */
+export interface ChurnContext {
+  snapshot: Pick<Parameters<typeof freshness>[0], "cluster" | "at" | "pollIntervalMs" | "sources">;
+  history: ClusterHistory;
+  config: Pick<Config, "history">;
+}
+
 export async function churnFor(url: string, now = Date.now(), log: Log = (m) => console.warn(m)): Promise<ChurnView> {
-  const parsed = parseChurnQuery(new URL(url).searchParams, now);
-  if (!parsed.ok) throw new ApiError(400, "bad_query", parsed.message);
-  const { query } = parsed;
+  const params = new URL(url).searchParams;
+  // a bad parameter is a 400 at once, not after waiting for the first poll
+  const early = parseChurnQuery(params, now);
+  if (!early.ok) throw new ApiError(400, "bad_query", early.message);
   const snapshot = await snapshotFor(url);
   const runtime = await getRuntime();
   // A no-op once the runtime has started the history; before that, this starts it (seeded from the next snapshot).
   const history = historyFor(snapshot.cluster) ?? (startHistory(runtime), historyFor(snapshot.cluster));
   if (!history) throw new ApiError(503, "history_unavailable", `no churn history for cluster "${snapshot.cluster}"`);
+  return churnAnswer(params, now, { snapshot, history, config: runtime.config }, log);
+}
+
+/**
+ * The answer for the parameters, from the cache when this poll already computed it. The poll's time is in the key, so a
+ * new poll asks anew; an entry lives a poll interval at most (a poll that takes longer still sees events recorded
+ * meanwhile), and CHURN_CACHE_SIZE of them at most.
+ */
+export function churnAnswer(params: URLSearchParams, now: number, ctx: ChurnContext, log: Log = (m) => console.warn(m), answers: AnswerCache<ChurnView> = cache): Promise<ChurnView> {
+  const { snapshot } = ctx;
+  const parsed = parseChurnQuery(params, now, { anchor: snapshot.at, maxRangeMs: maxChurnRangeMs(ctx.config.history) });
+  if (!parsed.ok) return Promise.reject(new ApiError(400, "bad_query", parsed.message));
+  const { query } = parsed;
+  const key = JSON.stringify([snapshot.cluster, snapshot.at, churnQueryKey(query)]);
+  return answers.get(key, now, () => computeChurn(query, ctx, log), Math.max(MIN_TTL_MS, snapshot.pollIntervalMs));
+}
+
+async function computeChurn(query: ChurnQuery, ctx: ChurnContext, log: Log): Promise<ChurnView> {
+  const { snapshot, history } = ctx;
   const { store, status } = history;
   const range = { from: query.from, to: query.to };
 
-  const promConfig = runtime.config.history.prometheus;
+  const promConfig: HistoryPrometheusConfig | undefined = ctx.config.history.prometheus;
   const requested = query.source ?? "auto";
   let localOldest: number | null;
   try {
@@ -69,11 +109,11 @@ export async function churnFor(url: string, now = Date.now(), log: Log = (m) => 
     }
   }
 
-  let rows;
+  let local;
   try {
-    rows = { readiness: store.readiness(snapshot.cluster, range, EVENTS_READ), reassignments: store.reassignments(snapshot.cluster, range), polls: fromPrometheus ? [] : store.polls(snapshot.cluster, range) };
+    local = store.churn(snapshot.cluster, { ...range, buckets: query.buckets, node: query.node, pod: query.pod, series: !fromPrometheus });
   } catch (e) {
     throw new ApiError(503, "history_unavailable", `cannot read churn history from ${status.path ?? status.backend}: ${(e as Error).message}`);
   }
-  return toChurnView(freshness(snapshot), snapshot.cluster, query, { backend: status.backend, error: status.error, path: status.path }, rows, source, fromPrometheus);
+  return toChurnView(freshnessOf(snapshot), snapshot.cluster, query, { backend: status.backend, error: status.error, path: status.path }, local, source, fromPrometheus);
 }

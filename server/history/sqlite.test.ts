@@ -7,6 +7,7 @@ import type { PollPoint, ReadinessEvent, ReassignmentRecord } from "@/lib/analys
 import { SqliteHistory } from "@/server/history/sqlite";
 import { MemoryHistory, Ring } from "@/server/history/memory";
 import { DAY_MS, type HistoryStore } from "@/server/history/types";
+import { aggregateChurn, type BucketCount, type ChurnAggregate } from "@/lib/views/churn-aggregate";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const limits = { retentionDays: 7, maxBytes: 256 * 1024 * 1024 };
@@ -159,3 +160,116 @@ describe("MemoryHistory", () => {
     expect(r.toArray()).toEqual([5, 6, 7]);
   });
 });
+
+describe("the churn aggregate: SQL, with bounded rows, means what aggregateChurn computes", () => {
+  const t0 = NOW - 3_600_000;
+  const roles = ["per-node", "cluster-scraper"] as const;
+  const pods = ["agent-a", "agent-b", "agent-c", "scraper-0"];
+  const nodes = ["node-1", "node-2", null];
+  const kinds: ReadinessEvent["kind"][] = ["became_not_ready", "became_ready", "added", "became_not_ready", "deleted", "became_ready"];
+  const fixture = () => {
+    const batches: { readiness: ReadinessEvent[]; poll: PollPoint; reassignments: ReassignmentRecord | null }[] = [];
+    for (let i = 0; i < 240; i++) {
+      const at = t0 + i * 15_000;
+      const readiness = Array.from({ length: i % 4 }, (_, k): ReadinessEvent => {
+        const kind = kinds[(i + k) % kinds.length];
+        return { at: at - 1000 + k, role: roles[(i + k) % 2], pod: pods[(i * 3 + k) % pods.length], node: nodes[(i + k) % 3], ready: kind === "became_ready", kind, reason: kind === "became_ready" ? null : "not Ready" };
+      });
+      const n = (i % 5) + 1;
+      const reassignments: ReassignmentRecord | null =
+        i % 3 === 0
+          ? null
+          : {
+              at,
+              total: n + 2,
+              byRole: { "per-node": n, "cluster-scraper": 2 },
+              byNode: [
+                { node: `node-${(i % 2) + 1}`, count: n },
+                { node: null, count: 2 },
+              ],
+              byCollector: [
+                { role: "per-node", from: "agent-a", to: `agent-${i % 2 ? "b" : "c"}`, count: n },
+                { role: "cluster-scraper", from: "scraper-0", to: "scraper-1", count: 2 },
+              ],
+              sample: Array.from({ length: n }, (_, k) => ({ role: "per-node" as const, job: "j", address: `10.0.${i}.${k}:9100`, node: `node-${(i % 2) + 1}`, from: "agent-a", to: "agent-b" })),
+            };
+      const ratio = [1, 0.5, 0.25, null][i % 4];
+      const poll: PollPoint = {
+        at,
+        pollMs: 10,
+        roles: {
+          "per-node": { targets: { ghost: i % 3, nodeless: 0, local: 9, cross_zone: 0, cross_node: 1 }, unassigned: i % 7 === 0 ? null : i % 4, ghosts: i % 3, localityRatio: ratio, collectorsReady: 3, collectorsTotal: 3 },
+          ...(i % 2 ? { "cluster-scraper": { targets: { ghost: 1, nodeless: 5, local: 0, cross_zone: 0, cross_node: 0 }, unassigned: i % 7 === 0 ? null : 1, ghosts: 1, localityRatio: null, collectorsReady: 1, collectorsTotal: 1 } } : {}),
+        },
+      };
+      batches.push({ readiness, poll, reassignments });
+    }
+    return batches;
+  };
+
+  /** Rows handed from SQLite to JavaScript by every statement while `fn` runs. */
+  function rowsRead(fn: () => void): number {
+    const probe = new Database(":memory:");
+    const proto = Object.getPrototypeOf(probe.prepare("SELECT 1")) as { all: (...a: unknown[]) => unknown[]; get: (...a: unknown[]) => unknown };
+    probe.close();
+    const { all: realAll, get: realGet } = proto;
+    let n = 0;
+    proto.all = function (this: unknown, ...a: unknown[]) {
+      const r = realAll.apply(this, a);
+      n += r.length;
+      return r;
+    };
+    proto.get = function (this: unknown, ...a: unknown[]) {
+      n++;
+      return realGet.apply(this, a);
+    };
+    try {
+      fn();
+    } finally {
+      proto.all = realAll;
+      proto.get = realGet;
+    }
+    return n;
+  }
+
+  it("agrees with aggregateChurn over the rows, for the whole cluster and narrowed, and with MemoryHistory", () => {
+    const sqlite = new SqliteHistory(path.join(dir, "h.sqlite"), limits);
+    const memory = new MemoryHistory(7);
+    for (const b of fixture()) {
+      sqlite.write("c1", b);
+      memory.write("c1", b);
+    }
+    sqlite.write("c2", { readiness: [event(NOW - 5)], poll: poll(NOW - 5), reassignments: moves(NOW - 5) });
+    const range = { from: t0 + 7_000, to: NOW - 90_000 };
+    for (const filter of [{}, { node: "node-1" }, { pod: "agent-b" }, { node: "node-2", pod: "agent-a" }, { node: "nowhere" }]) {
+      for (const buckets of [1, 7, 60]) {
+        const q = { ...range, buckets, ...filter };
+        const rows = { readiness: sqlite.readiness("c1", range, 1_000_000), reassignments: sqlite.reassignments("c1", range), polls: sqlite.polls("c1", range) };
+        const expected = aggregateChurn(rows, q);
+        const got = sqlite.churn("c1", q);
+        const sorted = (a: ChurnAggregate) => ({ ...a, readinessByBucket: sortCounts(a.readinessByBucket), reassignmentsByBucket: sortCounts(a.reassignmentsByBucket) });
+        expect(sorted(got), JSON.stringify(q)).toEqual(sorted(expected));
+        expect(sorted(memory.churn("c1", q)), JSON.stringify(q)).toEqual(sorted(expected));
+        expect(sqlite.churn("c1", { ...q, series: false }).series).toEqual([]);
+      }
+    }
+    expect(sqlite.churn("c1", { ...range, buckets: 10 }).eventsInRange).toBeGreaterThan(200); // the list is capped, the count is not
+    sqlite.close();
+  });
+
+  it("hands JavaScript a bounded number of rows however many the range holds", () => {
+    const store = new SqliteHistory(path.join(dir, "h.sqlite"), limits);
+    const batches = fixture();
+    for (let round = 0; round < 4; round++) for (const b of batches) store.write("c1", { ...b, readiness: b.readiness.map((e) => ({ ...e, at: e.at - round })) });
+    const q = { from: t0 - 10_000, to: NOW, buckets: 60 };
+    let events = 0;
+    const read = rowsRead(() => (events = store.churn("c1", q).eventsInRange));
+    expect(events).toBeGreaterThan(1000);
+    // the latest events (200), 60 buckets x 2 roles twice, top lists (20 each), flapping (20), 100 newest samples, 60 series rows, counts
+    expect(read).toBeLessThanOrEqual(200 + 2 * 120 + 40 + 20 + 100 + 60 + 4);
+    expect(read).toBeLessThan(events);
+    store.close();
+  });
+});
+
+const sortCounts = (c: readonly BucketCount[]) => [...c].sort((a, b) => a.bucket - b.bucket || a.role.localeCompare(b.role));

@@ -8,8 +8,22 @@ import "server-only";
 import Database from "better-sqlite3";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import type { PollPoint, Range, ReadinessEvent, ReadinessKind, ReassignmentRecord } from "@/lib/analysis/churn";
-import { DAY_MS, MAINTENANCE_EVERY_MS, type HistoryBatch, type HistoryLimits, type HistoryStatus, type HistoryStore } from "@/server/history/types";
+import {
+  bucketStart,
+  mergeReassignments,
+  SAMPLE_CAP,
+  type PollPoint,
+  type Range,
+  type ReadinessEvent,
+  type ReadinessKind,
+  type ReassignmentRecord,
+  type ReassignmentTotals,
+  type SeriesPoint,
+  type TargetMove,
+} from "@/lib/analysis/churn";
+import { EVENTS_SHOWN } from "@/lib/views/churn";
+import { aggregateChurn, FLAPPING_SHOWN, isFiltered, REASSIGNMENTS_READ, type BucketCount, type ChurnAggregate, type ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
+import { DAY_MS, MAINTENANCE_EVERY_MS, ROWS_READ, type HistoryBatch, type HistoryLimits, type HistoryStatus, type HistoryStore } from "@/server/history/types";
 
 const SCHEMA_VERSION = "1";
 const TABLES = ["readiness_events", "reassignments", "poll_summaries"] as const;
@@ -43,6 +57,36 @@ function parse<T>(text: unknown, fallback: T): T {
 
 type Row = Record<string, unknown>;
 
+const toEvent = (r: Row): ReadinessEvent => ({
+  at: Number(r.at),
+  role: r.role as Role,
+  pod: String(r.pod),
+  node: (r.node as string | null) ?? null,
+  ready: r.ready === 1,
+  kind: r.kind as ReadinessKind,
+  reason: (r.reason as string | null) ?? null,
+});
+
+const toRecord = (r: Row): ReassignmentRecord => ({
+  at: Number(r.at),
+  total: Number(r.total),
+  byRole: parse(r.by_role, {}),
+  byNode: parse(r.by_node, []),
+  byCollector: parse(r.by_collector, []),
+  sample: parse(r.sample, []),
+});
+
+// Churn aggregates (named parameters @cluster, @from, @to, @buckets, @span, @node, @pod).
+const RANGE = "cluster = @cluster AND at BETWEEN @from AND @to";
+/** bucketIndex (lib/analysis/churn.ts) in SQL: the same double arithmetic (parameters are bound as REAL), truncated. */
+const BUCKET = "CASE WHEN @span <= 0 THEN 0 ELSE min(@buckets - 1, CAST(((at - @from) * @buckets) / @span AS INTEGER)) END";
+const ROLES_SQL = ROLES.map((r) => `'${r}'`).join(", ");
+const KINDS_SQL = [...KINDS].map((k) => `'${k}'`).join(", ");
+/** Top lists of the hot spots, as mergeReassignments keeps. */
+const TOP = 20;
+/** A stored JSON column, or `fallback` when it is not valid JSON (json_each would fail the whole query). */
+const safeJson = (column: string, fallback: string) => `CASE WHEN json_valid(${column}) THEN ${column} ELSE '${fallback}' END`;
+
 export class SqliteHistory implements HistoryStore {
   readonly status: HistoryStatus;
   private readonly db: Database.Database;
@@ -51,6 +95,7 @@ export class SqliteHistory implements HistoryStore {
   private lastFullVacuum = -Infinity;
   private readonly stmt: Record<"event" | "reassignment" | "poll" | "readiness" | "reassignments" | "polls" | "oldest", Database.Statement>;
   private readonly writeTx: (cluster: string, batch: HistoryBatch) => void;
+  private readonly statements = new Map<string, Database.Statement>();
 
   /** Opens (or creates) the file; throws when it is not a database, of another schema version, or not writable. */
   constructor(
@@ -78,8 +123,8 @@ export class SqliteHistory implements HistoryStore {
       reassignment: db.prepare("INSERT INTO reassignments (cluster, at, total, by_role, by_node, by_collector, sample) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       poll: db.prepare("INSERT INTO poll_summaries (cluster, at, poll_ms, roles) VALUES (?, ?, ?, ?)"),
       readiness: db.prepare("SELECT at, role, pod, node, ready, kind, reason FROM readiness_events WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at DESC, id DESC LIMIT ?"),
-      reassignments: db.prepare("SELECT at, total, by_role, by_node, by_collector, sample FROM reassignments WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at, id"),
-      polls: db.prepare("SELECT at, poll_ms, roles FROM poll_summaries WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at, id"),
+      reassignments: db.prepare("SELECT at, total, by_role, by_node, by_collector, sample FROM reassignments WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at DESC, id DESC LIMIT ?"),
+      polls: db.prepare("SELECT at, poll_ms, roles FROM poll_summaries WHERE cluster = ? AND at BETWEEN ? AND ? ORDER BY at DESC, id DESC LIMIT ?"),
       oldest: db.prepare("SELECT min(at) FROM poll_summaries WHERE cluster = ?").pluck(),
     };
     this.writeTx = db.transaction((cluster: string, b: HistoryBatch) => {
@@ -106,27 +151,117 @@ export class SqliteHistory implements HistoryStore {
 
   readiness(cluster: string, range: Range, limit: number): ReadinessEvent[] {
     const rows = this.stmt.readiness.all(cluster, range.from, range.to, limit) as Row[];
-    const out: ReadinessEvent[] = [];
+    return rows.filter((r) => isRole(r.role) && KINDS.has(r.kind as ReadinessKind)).map(toEvent);
+  }
+
+  reassignments(cluster: string, range: Range, limit = ROWS_READ): ReassignmentRecord[] {
+    return (this.stmt.reassignments.all(cluster, range.from, range.to, limit) as Row[]).reverse().map(toRecord);
+  }
+
+  polls(cluster: string, range: Range, limit = ROWS_READ): PollPoint[] {
+    return (this.stmt.polls.all(cluster, range.from, range.to, limit) as Row[]).reverse().map((r) => ({ at: Number(r.at), pollMs: Number(r.poll_ms), roles: parse(r.roles, {}) }));
+  }
+
+  /**
+   * The churn aggregate in SQL: counts per bucket, the flapping ranking, totals and top lists (json_each over the stored
+   * per-poll lists), the series (json_extract over the poll summaries); only the latest events and the newest reassignment
+   * samples come back as rows. Narrowed to a node or pod, reassignment records are read (the newest REASSIGNMENTS_READ)
+   * and narrowed as `aggregateChurn` does.
+   */
+  churn(cluster: string, q: ChurnAggregateQuery): ChurnAggregate {
+    const p = { cluster, from: q.from, to: q.to, buckets: q.buckets, span: q.to - q.from, node: q.node ?? null, pod: q.pod ?? null };
+    const readinessWhere = `${RANGE} AND role IN (${ROLES_SQL}) AND kind IN (${KINDS_SQL})${q.node !== undefined ? " AND node = @node" : ""}${q.pod !== undefined ? " AND pod = @pod" : ""}`;
+    const byBucket = (rows: Row[]) => rows.filter((r) => isRole(r.role)).map((r) => ({ bucket: Number(r.bucket), role: r.role as Role, count: Number(r.count) }));
+    const readinessByBucket = byBucket(this.sql(`SELECT ${BUCKET} AS bucket, role, count(*) AS count FROM readiness_events WHERE ${readinessWhere} GROUP BY bucket, role`).all(p) as Row[]);
+    const eventsInRange = Number(this.sql(`SELECT count(*) FROM readiness_events WHERE ${readinessWhere}`).pluck().get(p));
+    const events = (this.sql(`SELECT at, role, pod, node, ready, kind, reason FROM readiness_events WHERE ${readinessWhere} ORDER BY at DESC, id DESC LIMIT ${EVENTS_SHOWN}`).all(p) as Row[]).map(toEvent);
+    // SQLite: the bare column `node` comes from the row holding max(at), the pod's latest event
+    const flapping = (
+      this.sql(
+        `SELECT role, pod, node, count(*) AS transitions, max(at) AS last_at FROM readiness_events WHERE ${readinessWhere} AND kind IN ('became_ready', 'became_not_ready') GROUP BY role, pod ORDER BY transitions DESC, last_at DESC, pod LIMIT ${FLAPPING_SHOWN}`,
+      ).all(p) as Row[]
+    ).map((r) => ({ pod: String(r.pod), role: r.role as Role, node: (r.node as string | null) ?? null, transitions: Number(r.transitions), lastAt: Number(r.last_at) }));
+
+    let reassignmentsByBucket: BucketCount[];
+    let reassignments: ReassignmentTotals;
+    let reassignmentsTruncated = false;
+    if (isFiltered(q)) {
+      const rows = this.sql(`SELECT at, total, by_role, by_node, by_collector, sample FROM reassignments WHERE ${RANGE} ORDER BY at DESC, id DESC LIMIT ${REASSIGNMENTS_READ + 1}`).all(p) as Row[];
+      reassignmentsTruncated = rows.length > REASSIGNMENTS_READ;
+      const records = rows.slice(0, REASSIGNMENTS_READ).reverse().map(toRecord);
+      const a = aggregateChurn({ readiness: [], reassignments: records, polls: [] }, { ...q, series: false });
+      reassignmentsByBucket = a.reassignmentsByBucket;
+      reassignments = a.reassignments;
+    } else {
+      reassignmentsByBucket = byBucket(
+        this.sql(`SELECT ${BUCKET} AS bucket, j.key AS role, sum(j.value) AS count FROM reassignments, json_each(${safeJson("by_role", "{}")}) j WHERE ${RANGE} GROUP BY bucket, role`).all(p) as Row[],
+      );
+      const total = Number(this.sql(`SELECT coalesce(sum(total), 0) FROM reassignments WHERE ${RANGE}`).pluck().get(p));
+      const byNode = (
+        this.sql(
+          `SELECT json_extract(j.value, '$.node') AS node, sum(json_extract(j.value, '$.count')) AS count FROM reassignments, json_each(${safeJson("by_node", "[]")}) j WHERE ${RANGE} GROUP BY 1 ORDER BY count DESC, coalesce(node, '') LIMIT ${TOP}`,
+        ).all(p) as Row[]
+      ).map((r) => ({ node: (r.node as string | null) ?? null, count: Number(r.count) }));
+      const byCollector = (
+        this.sql(
+          `SELECT json_extract(j.value, '$.role') AS role, json_extract(j.value, '$.from') AS "from", json_extract(j.value, '$.to') AS "to", sum(json_extract(j.value, '$.count')) AS count FROM reassignments, json_each(${safeJson("by_collector", "[]")}) j WHERE ${RANGE} GROUP BY 1, 2, 3 ORDER BY count DESC, "from", "to" LIMIT ${TOP}`,
+        ).all(p) as Row[]
+      )
+        .filter((r) => isRole(r.role))
+        .map((r) => ({ role: r.role as Role, from: String(r.from), to: String(r.to), count: Number(r.count) }));
+      // every stored record moved at least one target, so the newest SAMPLE_CAP records hold the newest SAMPLE_CAP moves
+      const newest = (this.sql(`SELECT at, sample FROM reassignments WHERE ${RANGE} ORDER BY at DESC, id LIMIT ${SAMPLE_CAP}`).all(p) as Row[]).map((r) => ({
+        at: Number(r.at),
+        total: 0,
+        byRole: {},
+        byNode: [],
+        byCollector: [],
+        sample: parse<TargetMove[]>(r.sample, []),
+      }));
+      reassignments = { total, byNode, byCollector, sample: mergeReassignments(newest, TOP, SAMPLE_CAP).sample };
+    }
+
+    return {
+      readinessByBucket,
+      reassignmentsByBucket,
+      flapping,
+      events,
+      eventsInRange,
+      reassignments,
+      series: q.series === false ? [] : this.series(p),
+      reassignmentsTruncated,
+    };
+  }
+
+  /** The series of `series()` (lib/analysis/churn.ts) computed in SQL, one row per bucket that holds polls. */
+  private series(p: { from: number; to: number; buckets: number } & Record<string, unknown>): SeriesPoint[] {
+    const role = (r: Role, field: string) => `json_extract(roles, '$."${r}".${field}')`;
+    const cols = ROLES.flatMap((r, i) => [`sum(json_type(roles, '$."${r}"') = 'object') AS present${i}`, `avg(${role(r, "localityRatio")}) AS ratio${i}`]);
+    const ghosts = ROLES.map((r) => `coalesce(${role(r, "ghosts")}, 0)`).join(" + ");
+    const unassignedNull = ROLES.map((r) => `${role(r, "unassigned")} IS NULL`).join(" AND ");
+    const unassigned = ROLES.map((r) => `coalesce(${role(r, "unassigned")}, 0)`).join(" + ");
+    const rows = this.sql(
+      `SELECT ${BUCKET} AS bucket, ${cols.join(", ")}, max(${ghosts}) AS ghosts, max(CASE WHEN ${unassignedNull} THEN NULL ELSE ${unassigned} END) AS unassigned FROM poll_summaries WHERE ${RANGE} AND json_valid(roles) GROUP BY bucket`,
+    ).all(p) as Row[];
+    const range = { from: p.from, to: p.to };
+    const out: SeriesPoint[] = Array.from({ length: p.buckets }, (_, i) => ({ t: bucketStart(i, range, p.buckets), localityRatio: {}, ghosts: null, unassigned: null }));
     for (const r of rows) {
-      if (!isRole(r.role) || !KINDS.has(r.kind as ReadinessKind)) continue;
-      out.push({ at: Number(r.at), role: r.role, pod: String(r.pod), node: (r.node as string | null) ?? null, ready: r.ready === 1, kind: r.kind as ReadinessKind, reason: (r.reason as string | null) ?? null });
+      const point = out[Number(r.bucket)];
+      if (!point) continue;
+      ROLES.forEach((role, i) => {
+        if (Number(r[`present${i}`]) > 0) point.localityRatio[role] = r[`ratio${i}`] === null ? null : Number(r[`ratio${i}`]);
+      });
+      point.ghosts = r.ghosts === null ? null : Number(r.ghosts);
+      point.unassigned = r.unassigned === null ? null : Number(r.unassigned);
     }
     return out;
   }
 
-  reassignments(cluster: string, range: Range): ReassignmentRecord[] {
-    return (this.stmt.reassignments.all(cluster, range.from, range.to) as Row[]).map((r) => ({
-      at: Number(r.at),
-      total: Number(r.total),
-      byRole: parse(r.by_role, {}),
-      byNode: parse(r.by_node, []),
-      byCollector: parse(r.by_collector, []),
-      sample: parse(r.sample, []),
-    }));
-  }
-
-  polls(cluster: string, range: Range): PollPoint[] {
-    return (this.stmt.polls.all(cluster, range.from, range.to) as Row[]).map((r) => ({ at: Number(r.at), pollMs: Number(r.poll_ms), roles: parse(r.roles, {}) }));
+  /** A prepared statement, kept per SQL text (a handful of shapes: with or without the node and pod filters). */
+  private sql(text: string): Database.Statement {
+    let s = this.statements.get(text);
+    if (!s) this.statements.set(text, (s = this.db.prepare(text)));
+    return s;
   }
 
   oldest(cluster: string): number | null {

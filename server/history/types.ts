@@ -1,6 +1,7 @@
 import "server-only";
 /** The churn history store: one interface, a SQLite file (sqlite.ts) or bounded memory (memory.ts) behind it. */
 import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+import type { ChurnAggregate, ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
 
 export interface HistoryStatus {
   backend: "sqlite" | "memory";
@@ -29,10 +30,15 @@ export interface HistoryStore {
   write(cluster: string, batch: HistoryBatch): void;
   /** readiness events in [from, to], newest first, at most `limit` */
   readiness(cluster: string, range: Range, limit: number): ReadinessEvent[];
-  /** per-poll reassignments in [from, to], oldest first */
-  reassignments(cluster: string, range: Range): ReassignmentRecord[];
-  /** per-poll summaries in [from, to], oldest first */
-  polls(cluster: string, range: Range): PollPoint[];
+  /** per-poll reassignments in [from, to], oldest first: the newest `limit` (default ROWS_READ) */
+  reassignments(cluster: string, range: Range, limit?: number): ReassignmentRecord[];
+  /** per-poll summaries in [from, to], oldest first: the newest `limit` (default ROWS_READ) */
+  polls(cluster: string, range: Range, limit?: number): PollPoint[];
+  /**
+   * What the churn view shows of [from, to], aggregated by the store (counts per bucket, rankings, totals, the latest
+   * events): bounded work and a bounded answer, however many rows the range holds. Means what `aggregateChurn` computes.
+   */
+  churn(cluster: string, query: ChurnAggregateQuery): ChurnAggregate;
   /** when the oldest poll summary of the cluster was recorded (where local history starts), null when there is none */
   oldest(cluster: string): number | null;
   /** retention and size bound; rate-limited to once a minute unless forced */
@@ -41,4 +47,6 @@ export interface HistoryStore {
 }
 
 export const DAY_MS = 86_400_000;
+/** Rows one read returns at most, unless told: a week of 15 s polls. */
+export const ROWS_READ = 50_000;
 export const MAINTENANCE_EVERY_MS = 60_000;

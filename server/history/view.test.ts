@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseChurnQuery, toChurnView } from "@/lib/views/churn";
+import { aggregateChurn } from "@/lib/views/churn-aggregate";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const q = (s: string) => parseChurnQuery(new URLSearchParams(s), NOW);
@@ -33,11 +34,8 @@ describe("toChurnView", () => {
       kind: i % 2 === 0 ? ("became_ready" as const) : ("became_not_ready" as const),
       reason: null,
     }));
-    const v = toChurnView({ at: NOW, pollIntervalMs: 15_000, stale: [] }, "c1", { from: NOW - 3_600_000, to: NOW, buckets: 6 }, { backend: "memory", error: "cannot use /x: boom" }, {
-      readiness: events,
-      reassignments: [],
-      polls: [],
-    });
+    const range = { from: NOW - 3_600_000, to: NOW, buckets: 6 };
+    const v = toChurnView({ at: NOW, pollIntervalMs: 15_000, stale: [] }, "c1", range, { backend: "memory", error: "cannot use /x: boom" }, aggregateChurn({ readiness: events, reassignments: [], polls: [] }, range));
     expect(v.backend).toEqual({ backend: "memory", error: "cannot use /x: boom" });
     expect(v.events).toHaveLength(200);
     expect(v.events[0].at).toBe(NOW);
