@@ -11,11 +11,9 @@
  * --soak S (then keep polling for S seconds with churn every 90 s: rollouts, a crash-looping collector, nodes added, faults
  * healed; RSS sampled every 30 s; prints its start, end, maximum and trend over the second half, in MiB per hour).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import { parseArgs } from "node:util";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { chromium } from "@playwright/test";
@@ -23,40 +21,16 @@ import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
+import { buildIfMissing, pct, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
 
 const { values } = parseArgs({ options: { nodes: { type: "string" }, polls: { type: "string" }, interval: { type: "string" }, profile: { type: "string" }, "server-node-args": { type: "string" }, soak: { type: "string" } } });
 const NODES = Number(values.nodes ?? 5000);
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 15);
 const SOAK_S = Number(values.soak ?? 0);
-const root = path.resolve(import.meta.dirname, "..");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-"));
-const children: ChildProcess[] = [];
 const started = Date.now();
 const log = (m: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`);
-
-process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
-
-function rssOfTree(pid: number): number {
-  const out = spawnSync("ps", ["-eo", "pid=,ppid=,rss="], { encoding: "utf8" }).stdout;
-  const rows = out.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number));
-  const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [p, pp] of rows) {
-      if (tree.has(pp) && !tree.has(p)) {
-        tree.add(p);
-        grew = true;
-      }
-    }
-  }
-  return rows.filter(([p]) => tree.has(p)).reduce((s, [, , rss]) => s + rss * 1024, 0);
-}
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
-};
 
 async function metrics(base: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -71,40 +45,19 @@ async function metrics(base: string): Promise<Map<string, number>> {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    log("building the dashboard (next build)...");
-    const b = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-    if (b.status !== 0) throw new Error("next build failed");
-  }
+  buildIfMissing(log);
   log(`starting the demo cluster at ${NODES} nodes...`);
-  const demo = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--nodes", String(NODES), "--poll-interval", String(INTERVAL), "--dir", dir], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(demo);
-  const info = await new Promise<{ dashboardConfig: string; control: string }>((resolve, reject) => {
-    demo.once("exit", (c) => reject(new Error(`demo exited ${c}`)));
-    readline.createInterface({ input: demo.stdout! }).on("line", (l) => l.startsWith("{") && resolve(JSON.parse(l)));
-  });
+  const { info } = await startDemo(["--nodes", String(NODES), "--poll-interval", String(INTERVAL), "--dir", dir]);
   const config = loadConfigFile(info.dashboardConfig);
   const cluster = config.clusters[0];
 
   log("starting the dashboard...");
   const port = 3190;
-  const base = `http://127.0.0.1:${port}`;
   const profile = values.profile ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(values.profile)] : [];
   profile.push(...(values["server-node-args"]?.split(/\s+/).filter(Boolean) ?? []));
-  const server = spawn(process.execPath, [...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  children.push(server);
-  for (;;) {
-    const r = await fetch(`${base}/api/readyz`).catch(() => null);
-    if (r?.ok) break;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  const server = startDashboard({ config: info.dashboardConfig, port, nodeArgs: profile });
+  const base = server.base;
+  await waitReady(server, 30 * 60_000);
   log("first poll done");
 
   // The yardstick: the same bytes, fetched by this process, parsed with a plain JSON.parse.
@@ -345,8 +298,8 @@ main()
     console.error(`bench failed: ${(e as Error).stack ?? e}`);
     process.exitCode = 1;
   })
-  .finally(() => {
-    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+  .finally(async () => {
+    await stopAll();
     fs.rmSync(dir, { recursive: true, force: true });
     setTimeout(() => process.exit(), 2000).unref();
   });
