@@ -1,6 +1,8 @@
 /**
  * One error type for every source (a TA route, a Kubernetes informer): what failed, how, and what to do about it.
- * Routes and views show `message` and `hint`; the retry policy reads `kind` and `status`.
+ * Routes and views show `message` and `hint`, which are short and fixed per kind of failure; the retry policy reads `kind`
+ * and `status`. What only the operator should see (a file path, an excerpt of an error body) goes in `detail`: it is
+ * written to the server log once per change of error and never serialized into an answer (`toJSON` leaves it out).
  */
 export type SourceErrorKind =
   | "network" // connection refused/reset, DNS
@@ -27,14 +29,17 @@ export class SourceError extends Error implements SourceErrorInfo {
   readonly kind: SourceErrorKind;
   readonly status?: number;
   readonly hint?: string;
+  /** for the server log only: never in `toJSON`, never a secret value */
+  declare readonly detail?: string;
 
-  constructor(info: SourceErrorInfo) {
+  constructor(info: SourceErrorInfo & { detail?: string }) {
     super(info.message);
     this.name = "SourceError";
     this.source = info.source;
     this.kind = info.kind;
     this.status = info.status;
     this.hint = info.hint;
+    if (info.detail !== undefined) Object.defineProperty(this, "detail", { value: info.detail, enumerable: false });
   }
 
   toJSON(): SourceErrorInfo {

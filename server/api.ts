@@ -5,6 +5,9 @@ import { getRuntime } from "@/server/runtime";
 import type { z } from "zod";
 import type { Snapshot } from "@/server/poller";
 import type { ClusterConfig } from "@/lib/config/schema";
+import { WaitRefused } from "@/lib/waiters";
+
+const FIRST_POLL_WAIT_MS = 15_000;
 
 export class ApiError extends Error {
   constructor(
@@ -22,14 +25,12 @@ export async function clusterFor(url: string): Promise<{ snapshot: Snapshot; con
   const name = requested ?? runtime.config.clusters[0].name;
   const poller = runtime.pollers.get(name);
   if (!poller) throw new ApiError(404, "unknown_cluster", `no cluster named "${name}" in the configuration`);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError(503, "not_ready", "the first poll has not finished yet")), 15_000);
-  });
   try {
-    return { snapshot: await Promise.race([poller.next(), timeout]), config: poller.config };
-  } finally {
-    clearTimeout(timer);
+    // bounded: a request waits at most 15 s for the first poll, and is refused at once when too many already wait
+    return { snapshot: await poller.next(FIRST_POLL_WAIT_MS), config: poller.config };
+  } catch (e) {
+    if (e instanceof WaitRefused) throw new ApiError(503, "not_ready", e.message);
+    throw e;
   }
 }
 

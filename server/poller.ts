@@ -3,6 +3,8 @@ import "server-only";
  * One poller per cluster, whatever the number of browsers: reads every TA of the cluster once per interval (never two polls
  * at once; when a poll takes longer than the interval the next one starts right after it), reads the Kubernetes informer
  * caches, runs the analysis and keeps the latest snapshot. A failing source keeps its last good data and is marked stale.
+ * Reading a TA has a deadline of its own (TaClient): a TA that answers slowly is cut off and marked stale, and the poll
+ * ends with the other sources' data, so a slow TA delays a poll by at most that deadline and never stops the next one.
  */
 import type { ClusterConfig } from "@/lib/config/schema";
 import type { MonitorRef, Role } from "@/lib/model";
@@ -15,6 +17,11 @@ import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
 import { TaClient, type TaReading } from "@/server/ta/client";
 import { startKubeSources, type KubeSources, type KubeObj } from "@/server/kube/informers";
 import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/server/kube/reshape";
+import { BoundedWaiters } from "@/lib/waiters";
+import { SourceErrorLog } from "@/server/net/error-log";
+
+/** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
+export const MAX_FIRST_POLL_WAITERS = 256;
 
 export type SourceState = "starting" | "ok" | "stale" | "error";
 
@@ -55,21 +62,28 @@ export class ClusterPoller {
   private running = false;
   private stopped = false;
   private snapshot: Snapshot | undefined;
-  private readonly waiters: ((s: Snapshot) => void)[] = [];
+  private readonly waiters = new BoundedWaiters<Snapshot>(MAX_FIRST_POLL_WAITERS);
+  private readonly errorLog: SourceErrorLog;
   private readonly podListeners = new Set<(e: PodEvent) => void>();
   private readonly snapshotListeners = new Set<(s: Snapshot, previous: Snapshot | undefined) => void>();
   polls = 0;
 
-  constructor(readonly config: ClusterConfig) {
+  constructor(
+    readonly config: ClusterConfig,
+    log?: (line: string) => void,
+  ) {
+    this.errorLog = new SourceErrorLog(log);
     for (const role of ROLES) {
       const ta = config.targetAllocators[role];
       if (!ta) continue;
       const source = `${config.name}/ta/${role}`;
       this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
       try {
-        this.tas.set(role, new TaClient(config.name, role, ta));
+        this.tas.set(role, new TaClient(config.name, role, ta, config.pollIntervalSeconds));
       } catch (e) {
-        this.taStatus.set(role, { source, state: "error", lastSuccess: null, lastAttempt: null, latencyMs: null, error: (e as SourceError).toJSON?.() ?? { source, kind: "config", message: String(e) } });
+        const err = e instanceof SourceError ? e : new SourceError({ source, kind: "config", message: String(e) });
+        this.errorLog.note(source, err);
+        this.taStatus.set(role, { source, state: "error", lastSuccess: null, lastAttempt: null, latencyMs: null, error: err.toJSON() });
       }
     }
   }
@@ -96,10 +110,18 @@ export class ClusterPoller {
     return this.snapshot;
   }
 
-  /** The latest snapshot, waiting for the first poll when there is none yet. */
-  next(): Promise<Snapshot> {
+  /**
+   * The latest snapshot, waiting up to `timeoutMs` for the first poll when there is none yet. Rejects with a WaitRefused:
+   * `timeout`, or `full` at once when MAX_FIRST_POLL_WAITERS requests already wait.
+   */
+  next(timeoutMs = 15_000): Promise<Snapshot> {
     if (this.snapshot) return Promise.resolve(this.snapshot);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.waiters.wait(timeoutMs);
+  }
+
+  /** requests waiting for the first poll (tests) */
+  get waiting(): number {
+    return this.waiters.size;
   }
 
   /** Requests sent to each TA since start: one poll's worth per interval, whatever the number of API clients. */
@@ -132,10 +154,12 @@ export class ClusterPoller {
           const r = await client.read();
           this.lastGood.set(role, toView(r));
           Object.assign(status, { state: "ok", lastSuccess: Date.now(), latencyMs: r.ms, error: null });
+          this.errorLog.note(status.source, null);
           return r;
         } catch (e) {
-          const err = e instanceof SourceError ? e.toJSON() : { source: status.source, kind: "network" as const, message: String((e as Error)?.message ?? e) };
-          Object.assign(status, { state: this.lastGood.has(role) ? "stale" : "error", error: err });
+          const err = e instanceof SourceError ? e : new SourceError({ source: status.source, kind: "network", message: String((e as Error)?.message ?? e) });
+          this.errorLog.note(status.source, err);
+          Object.assign(status, { state: this.lastGood.has(role) ? "stale" : "error", error: err.toJSON() });
           return null;
         }
       }),
@@ -206,7 +230,7 @@ export class ClusterPoller {
     // A turn for pending requests between the analysis' last slice and the listeners' work (the churn diff).
     await nextTurn();
     for (const l of this.snapshotListeners) l(this.snapshot, previous);
-    for (const w of this.waiters.splice(0)) w(this.snapshot);
+    this.waiters.release(this.snapshot);
   }
 
   async stop(): Promise<void> {

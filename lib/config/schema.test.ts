@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig, redactUserinfo, yamlErrorLine } from "./schema";
+import { parseConfig, pollTimeoutDefault, redactUserinfo, yamlErrorLine } from "./schema";
 
 const ta = {
   url: "https://127.0.0.1:8443",
@@ -198,6 +198,47 @@ describe("parseConfig", () => {
       expect(text).toContain("(got 0)");
       expect(redactUserinfo("https://u:p@h/x")).toBe("https://***@h/x");
       expect(redactUserinfo("http://h:9090/x")).toBe("http://h:9090/x");
+    });
+  });
+
+  describe("outbound deadlines and budgets", () => {
+    it("fills their defaults", () => {
+      const r = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] });
+      if (!r.ok) throw new Error(r.errors.join("\n"));
+      expect(r.config.clusters[0].targetAllocators["per-node"]).toMatchObject({ maxResponseBytes: 64 * 1024 * 1024, maxBytesPerPoll: 1024 * 1024 * 1024, maxJobs: 10_000 });
+      expect(r.config.clusters[0].targetAllocators["per-node"]!.pollTimeoutSeconds).toBeUndefined();
+      expect(r.config.clusters[0].kubernetes).toMatchObject({ requestTimeoutSeconds: 30, watchTimeoutSeconds: 300 });
+      const withKube = parseConfig({ clusters: [{ name: "prod", kubernetes: { inCluster: true }, targetAllocators: { "per-node": ta } }] });
+      expect(withKube.ok && withKube.config.clusters[0].kubernetes).toMatchObject({ requestTimeoutSeconds: 30, watchTimeoutSeconds: 300 });
+    });
+
+    it("a poll's deadline defaults to four intervals, at least 30 s", () => {
+      expect(pollTimeoutDefault(15)).toBe(60);
+      expect(pollTimeoutDefault(1)).toBe(30);
+      expect(pollTimeoutDefault(300)).toBe(1200);
+    });
+
+    it("names the bad field", () => {
+      const r = parseConfig({
+        clusters: [
+          {
+            name: "prod",
+            kubernetes: { requestTimeoutSeconds: 0, watchTimeoutSeconds: 1.5 },
+            targetAllocators: { "per-node": { ...ta, maxBytesPerPoll: "1Gi", maxJobs: 0 } },
+          },
+        ],
+      });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      const short = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, timeoutSeconds: 10, pollTimeoutSeconds: 5 } } }] });
+      expect(short.ok).toBe(false);
+      if (short.ok) return;
+      const text = [...r.errors, ...short.errors].join("\n");
+      expect(text).toContain('clusters[0].targetAllocators.per-node.maxBytesPerPoll: expected a number of bytes (got "1Gi")');
+      expect(text).toMatch(/clusters\[0\]\.targetAllocators\.per-node\.maxJobs: .*\(got 0\)/);
+      expect(text).toContain("clusters[0].targetAllocators.per-node.pollTimeoutSeconds: expected at least timeoutSeconds (10): one request may take that long (got 5)");
+      expect(text).toMatch(/clusters\[0\]\.kubernetes\.requestTimeoutSeconds: .*\(got 0\)/);
+      expect(text).toMatch(/clusters\[0\]\.kubernetes\.watchTimeoutSeconds: .*\(got 1\.5\)/);
     });
   });
 });

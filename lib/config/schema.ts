@@ -24,6 +24,23 @@ export const tlsSchema = z
   .strict()
   .refine((t) => Boolean(t.cert) === Boolean(t.key), { message: "cert and key go together: give both or neither" });
 
+/** Defaults of the outbound budgets (README, Configuration; docs/security.md, Outbound deadlines and budgets). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** the 5,000-node bench reads about 470 MB per poll from its two TAs */
+export const DEFAULT_MAX_BYTES_PER_POLL = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_JOBS = 10_000;
+export const DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS = 30;
+export const DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS = 300;
+
+/**
+ * The deadline of one reading of a TA when `pollTimeoutSeconds` is not set: four poll intervals, at least 30 s. A TA that
+ * is slow but sound (the bench's 5,000 nodes take about 3 s) stays far below it; one that dribbles its answers is cut off
+ * and marked stale within it, and the next poll starts as usual.
+ */
+export function pollTimeoutDefault(pollIntervalSeconds: number): number {
+  return Math.max(30, 4 * pollIntervalSeconds);
+}
+
 export const taSchema = z
   .object({
     url: z
@@ -32,8 +49,15 @@ export const taSchema = z
     flavor: z.enum(["upstream", "cloudwatch"], { message: 'expected "upstream" or "cloudwatch"' }),
     tls: tlsSchema.optional(),
     bearerTokenFile: z.string().min(1).optional(),
+    /** a deadline per request: from sending it to the last byte of the answer */
     timeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(120).default(5),
-    maxResponseBytes: z.number().int().positive().default(256 * 1024 * 1024),
+    maxResponseBytes: z.number({ message: "expected a number of bytes" }).int().positive().default(DEFAULT_MAX_RESPONSE_BYTES),
+    /** what one poll may read from this TA, all answers together */
+    maxBytesPerPoll: z.number({ message: "expected a number of bytes" }).int().positive().default(DEFAULT_MAX_BYTES_PER_POLL),
+    /** jobs a TA's /jobs may list */
+    maxJobs: z.number({ message: "expected a number of jobs" }).int().positive().max(1_000_000).default(DEFAULT_MAX_JOBS),
+    /** a deadline for reading the whole TA once; default pollTimeoutDefault(pollIntervalSeconds) */
+    pollTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(3600).optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
     collectors: z
       .object({
@@ -42,7 +66,12 @@ export const taSchema = z
       })
       .strict(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.pollTimeoutSeconds !== undefined && t.pollTimeoutSeconds < t.timeoutSeconds) {
+      ctx.addIssue({ code: "custom", path: ["pollTimeoutSeconds"], message: `expected at least timeoutSeconds (${t.timeoutSeconds}): one request may take that long` });
+    }
+  });
 
 export const clusterSchema = z
   .object({
@@ -52,9 +81,13 @@ export const clusterSchema = z
         kubeconfig: z.string().min(1).optional(),
         context: z.string().min(1).optional(),
         inCluster: z.boolean().default(false),
+        /** a deadline for each list (the informers' first read and every re-list) */
+        requestTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(600).default(DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS),
+        /** asked of the API server for each watch (it ends the watch then, the informer re-watches); a watch not ended 15 s after it is cut */
+        watchTimeoutSeconds: z.number({ message: "expected a whole number of seconds" }).int().min(1).max(3600).default(DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS),
       })
       .strict()
-      .default({ inCluster: false }),
+      .default({ inCluster: false, requestTimeoutSeconds: DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds: DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS }),
     scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION_KEY),
     pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
     targetAllocators: z
@@ -189,6 +222,11 @@ const ECHOED_FIELDS = new Set([
   "pollIntervalSeconds",
   "timeoutSeconds",
   "maxResponseBytes",
+  "maxBytesPerPoll",
+  "maxJobs",
+  "pollTimeoutSeconds",
+  "requestTimeoutSeconds",
+  "watchTimeoutSeconds",
   "concurrency",
   "serverName",
   "insecureSkipVerify",

@@ -156,7 +156,7 @@ describe("configuration errors", () => {
       await demo?.close();
     });
 
-    it("is reported at connection time as an error of that TA's source naming the file; the other TA and Kubernetes work", async () => {
+    it("is reported at connection time as an error of that TA's source naming which file; the other TA and Kubernetes work", async () => {
       const doc = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
       const missing = path.join(dir, "missing-ca.pem");
       doc.clusters[0].targetAllocators["per-node"].tls.ca = missing;
@@ -165,13 +165,14 @@ describe("configuration errors", () => {
       const config = loadConfigFile(file); // valid: paths are read when the source connects
       poller = new ClusterPoller(config.clusters[0]);
       poller.start();
-      const s = await Promise.race([poller.next(), sleep(15_000).then(() => null)]);
+      const s = await poller.next(15_000).catch(() => null);
       expect(s, "a first snapshot within 15 s").not.toBeNull();
       const src = s!.sources.find((x) => x.source === "demo/ta/per-node")!;
       expect(src.state).toBe("error");
       expect(src.error).toMatchObject({ kind: "config" });
-      expect(src.error!.message).toContain(missing);
-      expect(src.error!.message).toContain("ENOENT");
+      // which file and why; where it is goes to the server log only
+      expect(src.error!.message).toBe("cannot read the configured CA certificate file (ENOENT; see the server log)");
+      expect(JSON.stringify(s!.sources)).not.toContain(missing);
       expect(s!.sources.find((x) => x.source === "demo/ta/cluster-scraper")!.state).toBe("ok");
       expect(s!.analysis.roles["cluster-scraper"]!.targets).toBeGreaterThan(0);
     });

@@ -145,7 +145,7 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
       },
     };
     // Two full polls: the first one may race the informers' initial lists.
-    await poller.next();
+    await poller.next(120_000);
     await nextSnapshot();
     return lens;
   } catch (e) {

@@ -2,14 +2,14 @@ import "server-only";
 /**
  * A client of the Prometheus HTTP API (`/api/v1/query_range`, `/api/v1/query`) as Prometheus, Thanos Query and Mimir serve
  * it, for the churn view's long ranges (history.prometheus). POST with a form body (GET when the endpoint answers 405),
- * Accept JSON, a timeout, a response-size limit, mTLS, a bearer token read from its file at each request (rotation works)
+ * Accept JSON, a deadline per query (`timeoutSeconds`, from sending it to the answer's last byte), a response-size limit, mTLS, a bearer token read from its file at each request (rotation works)
  * and plain headers such as Mimir's X-Scope-OrgID. Answers are validated (lib/prometheus/schemas.ts); every failure is a
  * SourceError with a hint. The token is only ever put in the Authorization header: never in a message or a log.
  */
 import http from "node:http";
 import type { HistoryPrometheusConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
-import { boundedRequest, clientAgent, readConfiguredFile, type BoundedAnswer } from "@/server/net/client-agent";
+import { bodyExcerpt, boundedRequest, clientAgent, readConfiguredFile, type BoundedAnswer } from "@/server/net/client-agent";
 import { redactEndpoint } from "@/lib/views/churn-source";
 import { promResponseSchema, type Matrix, type PromResponse, type Vector } from "@/lib/prometheus/schemas";
 
@@ -64,19 +64,20 @@ export class PrometheusClient {
       json = JSON.parse(res.body.toString("utf8"));
     } catch {
       if (res.status === 401 || res.status === 403) throw this.forbidden(res.status);
-      if (res.status >= 400) throw this.httpError(res.status, res.body.subarray(0, 160).toString("utf8").trim());
+      if (res.status >= 400) throw this.httpError(res.status, bodyExcerpt(res.body));
       throw new SourceError({
         source: this.source,
         kind: "parse",
         status: res.status,
-        message: `not JSON (${res.contentType || "no content type"}): ${res.body.subarray(0, 80).toString("utf8").trim()}`,
+        message: `not JSON (${(res.contentType || "no content type").split(";")[0].slice(0, 60)})`,
         hint: "is history.prometheus.url the API root (not a UI page or a login page)?",
+        detail: `body: ${bodyExcerpt(res.body) || "(empty)"}`,
       });
     }
     const parsed = promResponseSchema.safeParse(json);
     if (!parsed.success) {
       if (res.status === 401 || res.status === 403) throw this.forbidden(res.status);
-      if (res.status >= 400) throw this.httpError(res.status, JSON.stringify(json).slice(0, 160));
+      if (res.status >= 400) throw this.httpError(res.status, bodyExcerpt(res.body));
       throw this.schemaError(`unexpected answer: ${parsed.error.issues[0]?.path.join(".") || "(root)"}: ${parsed.error.issues[0]?.message}`);
     }
     const body = parsed.data;
@@ -112,8 +113,9 @@ export class PrometheusClient {
       source: this.source,
       kind: status === 404 ? "not_found" : "http",
       status,
-      message: `HTTP ${status}${text ? `: ${text}` : ""}`,
-      hint: status === 404 ? "check the path in history.prometheus.url: the API root, e.g. https://mimir/prometheus for Mimir" : undefined,
+      message: `HTTP ${status} from the backend`,
+      hint: status === 404 ? "check the path in history.prometheus.url: the API root, e.g. https://mimir/prometheus for Mimir" : "the server log has the start of the backend's answer",
+      detail: text ? `body: ${text}` : undefined,
     });
   }
 
@@ -141,7 +143,7 @@ export class PrometheusClient {
         maxBytes: this.config.maxResponseBytes,
         hints: {
           tooLarge: "shorten the range, or raise history.prometheus.maxResponseBytes",
-          timeout: "the backend is slow or unreachable: shorten the range or raise history.prometheus.timeoutSeconds",
+          timeout: "the backend is slow or unreachable: shorten the range or raise history.prometheus.timeoutSeconds (a deadline per query)",
           tls: "check history.prometheus.tls (ca for the server certificate; cert and key when it requires a client certificate)",
           network: "is the backend running and reachable at history.prometheus.url?",
         },

@@ -104,7 +104,7 @@ async function computeChurn(query: ChurnQuery, ctx: ChurnContext, log: Log): Pro
       source.error = { kind: err.kind, message: `${err.source}: ${err.message}`, hint: err.hint ?? null };
       // once per kind of failure, not once per request (every browser polls the view)
       const key = `${snapshot.cluster} ${err.kind} ${err.status ?? ""}`;
-      if (key !== lastLogged) log(`allocation-lens: churn: ${snapshot.cluster}: ${source.error.message}; showing local history`);
+      if (key !== lastLogged) log(`allocation-lens: churn: ${snapshot.cluster}: ${source.error.message}${err.detail ? ` (${err.detail})` : ""}; showing local history`);
       lastLogged = key;
     }
   }

@@ -3,11 +3,109 @@ import "server-only";
  * Kubernetes sources of one cluster, through @kubernetes/client-node informers (list, then watch; re-list on 410).
  * Agent pods per role (namespace + label selector), nodes, ServiceMonitors and PodMonitors. Each informer keeps a status;
  * a missing CRD or a 403 is a reported state with its fix, and the informer retries with backoff instead of crashing.
+ *
+ * Neither call of client-node's ListWatch has a deadline of its own (its Watch even drops the timeout signal it makes), so
+ * a stuck API server would leave an informer waiting forever while its status says ok. Here every list has a deadline
+ * (`kubernetes.requestTimeoutSeconds`, the request is aborted), and every watch asks the server to end it after
+ * `kubernetes.watchTimeoutSeconds` (the informer then re-watches from its resourceVersion, as client-go does) and is cut
+ * by the client when it has not ended WATCH_GRACE_SECONDS later. Either failure is an error of the source, which keeps its
+ * cached objects (stale) and restarts with a fresh list after a backoff.
  */
 import * as k8s from "@kubernetes/client-node";
 import type { ClusterConfig } from "@/lib/config/schema";
 import type { Role } from "@/lib/model";
 import { SourceError } from "@/lib/source-error";
+import { SourceErrorLog } from "@/server/net/error-log";
+
+/** how long after the watch timeout asked of the API server the client cuts a watch that is still open */
+export const WATCH_GRACE_SECONDS = 15;
+
+/** The timeouts of one cluster's Kubernetes calls, in seconds. */
+export interface KubeTimeouts {
+  requestTimeoutSeconds: number;
+  watchTimeoutSeconds: number;
+  /** default WATCH_GRACE_SECONDS (tests shorten it) */
+  watchGraceSeconds?: number;
+}
+
+/** Request options of a generated API call that abort it with `signal`. */
+function abortable(signal: AbortSignal) {
+  const middleware: k8s.ObservableMiddleware = {
+    pre: (ctx) => {
+      ctx.setSignal(signal);
+      return new k8s.Observable(Promise.resolve(ctx));
+    },
+    post: (ctx) => new k8s.Observable(Promise.resolve(ctx)),
+  };
+  return { middleware: [middleware], middlewareMergeStrategy: "append" as const };
+}
+
+/** `run` with a deadline: at `ms` the request is aborted and the call rejects with `late()`. */
+async function withDeadline<T>(ms: number, run: (signal: AbortSignal) => Promise<T>, late: () => SourceError): Promise<T> {
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = late();
+      stop.abort(err);
+      reject(err);
+    }, ms);
+  });
+  try {
+    return await Promise.race([run(stop.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * client-node's Watch with deadlines: each watch asks the server for `timeoutSeconds`, its response headers must come
+ * within the request timeout, and the client ends it with a `timeout` error when it is still open `grace` seconds after
+ * the server should have ended it. `done` is called once.
+ */
+class DeadlineWatch {
+  private readonly inner: k8s.Watch;
+
+  constructor(
+    kc: k8s.KubeConfig,
+    private readonly source: string,
+    private readonly timeouts: KubeTimeouts,
+  ) {
+    // node-fetch's `timeout` bounds the wait for the response headers
+    const config = {
+      getCurrentCluster: () => kc.getCurrentCluster(),
+      applyToFetchOptions: async (opts: object) => ({ ...(await kc.applyToFetchOptions(opts as never)), timeout: timeouts.requestTimeoutSeconds * 1000 }),
+    };
+    this.inner = new k8s.Watch(config as unknown as k8s.KubeConfig);
+  }
+
+  async watch(path: string, queryParams: Record<string, unknown>, callback: (phase: string, obj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const { watchTimeoutSeconds } = this.timeouts;
+    const grace = this.timeouts.watchGraceSeconds ?? WATCH_GRACE_SECONDS;
+    let finished = false;
+    const open: { controller?: AbortController } = {};
+    const finish = (err: unknown) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      done(err);
+    };
+    const timer = setTimeout(() => {
+      finish(
+        new SourceError({
+          source: this.source,
+          kind: "timeout",
+          message: `a watch was still open ${watchTimeoutSeconds + grace} s after it should have ended (${watchTimeoutSeconds} s asked of the API server)`,
+          hint: "the API server (or a proxy in between) holds watches open without ending them; check its health. kubernetes.watchTimeoutSeconds sets how long a watch lasts",
+        }),
+      );
+      open.controller?.abort();
+    }, (watchTimeoutSeconds + grace) * 1000);
+    open.controller = await this.inner.watch(path, { ...queryParams, timeoutSeconds: watchTimeoutSeconds }, callback, finish);
+    if (finished) open.controller.abort();
+    return open.controller;
+  }
+}
 
 export type KubeObj = k8s.KubernetesObject & { spec?: unknown; status?: unknown };
 
@@ -67,23 +165,46 @@ class Watched implements WatchedKind {
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private backoffMs = 1000;
+  private readonly errorLog: SourceErrorLog;
 
-  constructor(kc: k8s.KubeConfig, source: string, resource: string, path: string, listFn: () => Promise<k8s.KubernetesListObject<KubeObj>>, labelSelector?: string) {
+  constructor(
+    kc: k8s.KubeConfig,
+    source: string,
+    resource: string,
+    path: string,
+    listFn: (options: ReturnType<typeof abortable>) => Promise<k8s.KubernetesListObject<KubeObj>>,
+    timeouts: KubeTimeouts,
+    errorLog: SourceErrorLog,
+    labelSelector?: string,
+  ) {
     this.status = { source, state: "starting", lastSuccess: null, error: null };
     const list = async () => {
-      const result = await listFn();
+      const result = await withDeadline(
+        timeouts.requestTimeoutSeconds * 1000,
+        (signal) => listFn(abortable(signal)),
+        () =>
+          new SourceError({
+            source,
+            kind: "timeout",
+            message: `listing ${resource} took longer than ${timeouts.requestTimeoutSeconds} s`,
+            hint: "the API server is slow or unreachable; raise kubernetes.requestTimeoutSeconds if it is only slow",
+          }),
+      );
       this.ok();
       return result;
     };
-    this.informer = k8s.makeInformer<KubeObj>(kc, path, list, labelSelector);
+    this.informer = new k8s.ListWatch<KubeObj>(path, new DeadlineWatch(kc, source, timeouts) as unknown as k8s.Watch, list, false, labelSelector);
+    this.errorLog = errorLog;
     const touch = () => this.ok();
     this.informer.on("add", touch);
     this.informer.on("update", touch);
     this.informer.on("delete", touch);
     this.informer.on("error", (err: unknown) => {
+      if (this.stopped) return; // the end of a watch cut by stop()
+      const described = err instanceof SourceError ? err : describe(source, resource, err);
+      this.errorLog.note(source, described);
       this.status.state = "error";
-      this.status.error = describe(source, resource, err).toJSON();
-      if (this.stopped) return;
+      this.status.error = described.toJSON();
       // Retry with a fresh List (as client-go's reflector does): ListWatch re-lists only when it has no resourceVersion, and
       // a watch resumed from the old one neither refreshes the cache nor tells this status that the source is back.
       (this.informer as unknown as { resourceVersion: string }).resourceVersion = "";
@@ -94,6 +215,7 @@ class Watched implements WatchedKind {
   }
 
   private ok() {
+    if (this.status.state === "error") this.errorLog.note(this.status.source, null);
     this.status.state = "ok";
     this.status.error = null;
     this.status.lastSuccess = Date.now();
@@ -138,8 +260,15 @@ const selectorString = (sel: Record<string, string>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(",");
 
-export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHandler): KubeSources {
+export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHandler, options: { log?: (line: string) => void; watchGraceSeconds?: number } = {}): KubeSources {
   const kc = kubeConfigFor(cluster);
+  const timeouts: KubeTimeouts = {
+    requestTimeoutSeconds: cluster.kubernetes.requestTimeoutSeconds,
+    watchTimeoutSeconds: cluster.kubernetes.watchTimeoutSeconds,
+    watchGraceSeconds: options.watchGraceSeconds,
+  };
+  // a dropped watch names its URL (with the resourceVersion) in the message: one line per kind of failure, not per drop
+  const errorLog = new SourceErrorLog(options.log, (e) => `${e.kind} ${e.status ?? ""}`);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const src = (what: string) => `${cluster.name}/kube/${what}`;
@@ -153,7 +282,9 @@ export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHan
       src(`pods/${role}`),
       "pods",
       `/api/v1/namespaces/${namespace}/pods`,
-      () => core.listNamespacedPod({ namespace, labelSelector }) as Promise<k8s.KubernetesListObject<KubeObj>>,
+      (o) => core.listNamespacedPod({ namespace, labelSelector }, o) as Promise<k8s.KubernetesListObject<KubeObj>>,
+      timeouts,
+      errorLog,
       labelSelector,
     );
     w.on("add", (p) => onPodEvent(role, "add", p));
@@ -161,10 +292,16 @@ export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHan
     w.on("delete", (p) => onPodEvent(role, "delete", p));
     pods[role] = w;
   }
-  const nodes = new Watched(kc, src("nodes"), "nodes", "/api/v1/nodes", () => core.listNode() as Promise<k8s.KubernetesListObject<KubeObj>>);
+  const nodes = new Watched(kc, src("nodes"), "nodes", "/api/v1/nodes", (o) => core.listNode({}, o) as Promise<k8s.KubernetesListObject<KubeObj>>, timeouts, errorLog);
   const monitor = (plural: "servicemonitors" | "podmonitors") =>
-    new Watched(kc, src(plural), plural, `/apis/monitoring.coreos.com/v1/${plural}`, () =>
-      custom.listClusterCustomObject({ group: "monitoring.coreos.com", version: "v1", plural }) as Promise<k8s.KubernetesListObject<KubeObj>>,
+    new Watched(
+      kc,
+      src(plural),
+      plural,
+      `/apis/monitoring.coreos.com/v1/${plural}`,
+      (o) => custom.listClusterCustomObject({ group: "monitoring.coreos.com", version: "v1", plural }, o) as Promise<k8s.KubernetesListObject<KubeObj>>,
+      timeouts,
+      errorLog,
     );
   const serviceMonitors = monitor("servicemonitors");
   const podMonitors = monitor("podmonitors");

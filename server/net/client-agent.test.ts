@@ -1,12 +1,14 @@
 /**
  * boundedRequest against a real HTTP server on loopback: a keep-alive socket the peer drops while it sits in the pool is
- * retried once on a fresh socket; a reset on a fresh socket, a timeout and an oversized answer are reported as such.
+ * retried once on a fresh socket; a reset on a fresh socket, a timeout and an oversized answer are reported as such. The
+ * timeout is a deadline for the whole answer (a peer that dribbles a byte at a time is cut), a poll's byte budget is shared
+ * by its requests, and a poll's signal cancels them.
  */
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SourceError } from "@/lib/source-error";
-import { boundedRequest } from "@/server/net/client-agent";
+import { boundedRequest, bodyExcerpt, readConfiguredFile, type ByteBudget } from "@/server/net/client-agent";
 
 const hints = { tooLarge: "raise maxBytes", timeout: "raise timeout", tls: "check tls" };
 const limits = { source: "test", timeoutMs: 2000, maxBytes: 1024, hints };
@@ -72,5 +74,101 @@ describe("boundedRequest", () => {
     agents.push(agent);
     const base = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
     await expect(boundedRequest(base, agent, get, { ...limits, timeoutMs: 200 })).rejects.toMatchObject({ kind: "timeout", hint: "raise timeout" });
+  });
+
+  it("the timeout is a deadline for the whole answer: headers at once, then a byte every 200 ms, is cut at it", async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      const timer = setInterval(() => res.write(" "), 200);
+      res.on("close", () => clearInterval(timer));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    servers.push(server);
+    const agent = new http.Agent({ keepAlive: true });
+    agents.push(agent);
+    const base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const started = performance.now();
+    const err = await boundedRequest(base, agent, get, { ...limits, timeoutMs: 1000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "timeout", message: "no complete answer within 1 s", hint: "raise timeout" });
+    expect(performance.now() - started).toBeLessThan(1800);
+  });
+
+  it("returns the same bytes whether the length is declared (one buffer) or not (chunks joined once)", async () => {
+    const body = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    const server = http.createServer((req, res) => {
+      if (req.url === "/declared") res.writeHead(200, { "Content-Length": String(body.length) });
+      let at = 0;
+      const more = () => {
+        while (at < body.length) {
+          const part = body.subarray(at, (at += 7_777));
+          if (!res.write(part)) return void res.once("drain", more);
+        }
+        res.end();
+      };
+      more();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    servers.push(server);
+    const agent = new http.Agent({ keepAlive: true });
+    agents.push(agent);
+    const base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    for (const path of ["/declared", "/chunked"]) {
+      const r = await boundedRequest(base, agent, { ...get, path }, { ...limits, maxBytes: 1 << 20 });
+      expect(r.body.equals(body), path).toBe(true);
+    }
+  });
+
+  it("a declared length over the limit or the budget fails before the body is read", async () => {
+    const big = await serve(() => false, "x".repeat(4096));
+    const budget: ByteBudget = { remaining: 1 << 20, exceeded: () => new SourceError({ source: "poll", kind: "too_large", message: "over budget" }) };
+    await expect(boundedRequest(big.base, big.agent, get, { ...limits, budget })).rejects.toMatchObject({ kind: "too_large", message: "answer larger than 1024 bytes" });
+    expect(budget.remaining).toBe(1 << 20); // nothing was read
+    budget.remaining = 100;
+    await expect(boundedRequest(big.base, big.agent, get, { ...limits, maxBytes: 1 << 20, budget })).rejects.toMatchObject({ message: "over budget" });
+  });
+
+  it("requests share a budget: the one that goes over it fails with the budget's error", async () => {
+    const { base, agent } = await serve(() => false, "y".repeat(600));
+    const budget: ByteBudget = { remaining: 1000, exceeded: () => new SourceError({ source: "poll", kind: "too_large", message: "over budget" }) };
+    const first = await boundedRequest(base, agent, get, { ...limits, budget });
+    expect(first.body.length).toBe(600);
+    expect(budget.remaining).toBe(400);
+    await expect(boundedRequest(base, agent, get, { ...limits, budget })).rejects.toMatchObject({ message: "over budget" });
+  });
+
+  it("a poll's signal cancels a request in flight with its reason, and one not yet sent", async () => {
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    servers.push(silent);
+    const agent = new http.Agent({ keepAlive: true });
+    agents.push(agent);
+    const base = new URL(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    const stop = new AbortController();
+    const reason = new SourceError({ source: "poll", kind: "timeout", message: "poll deadline" });
+    const pending = boundedRequest(base, agent, get, { ...limits, timeoutMs: 60_000, signal: stop.signal });
+    setTimeout(() => stop.abort(reason), 50);
+    await expect(pending).rejects.toBe(reason);
+    await expect(boundedRequest(base, agent, get, { ...limits, signal: stop.signal })).rejects.toBe(reason);
+  });
+});
+
+describe("what failures say", () => {
+  it("an unreadable configured file: which file and why in the message, its path only in `detail`", () => {
+    const err = (() => {
+      try {
+        readConfiguredFile("/nonexistent/dir/client.key", "client key", "c/ta/per-node", "check the tls paths");
+      } catch (e) {
+        return e as SourceError;
+      }
+      throw new Error("expected a SourceError");
+    })();
+    expect(err.toJSON()).toEqual({ source: "c/ta/per-node", kind: "config", message: "cannot read the configured client key file (ENOENT; see the server log)", hint: "check the tls paths" });
+    expect(JSON.stringify(err)).not.toContain("/nonexistent");
+    expect(err.detail).toBe("client key file /nonexistent/dir/client.key: ENOENT");
+  });
+
+  it("a body excerpt for the log is short printable text", () => {
+    expect(bodyExcerpt(Buffer.from("  oops\u0000\n\u001b[31mred  "))).toBe("oops [31mred");
+    expect(bodyExcerpt(Buffer.alloc(1000, "a"))).toHaveLength(120);
   });
 });

@@ -14,18 +14,32 @@ import type { TlsConfig } from "@/lib/config/schema";
 /** TLS error codes and messages: a failure of the handshake or of certificate checks rather than of the network. */
 const TLS_CODES = /CERT|TLS|SSL|ALERT|HANDSHAKE|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/i;
 
-/** The file's bytes, or a `config` SourceError naming `what`, the path and why (`hint`: where in the configuration). */
+/**
+ * The file's bytes, or a `config` SourceError naming `what` and why (the errno code) with `hint` (where in the
+ * configuration). The path goes in the error's `detail`, for the server log: answers say which file, not where it is.
+ */
 export function readConfiguredFile(path: string, what: string, source: string, hint: string): Buffer {
   try {
     return fs.readFileSync(path);
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
     throw new SourceError({
       source,
       kind: "config",
-      message: `cannot read the ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      message: `cannot read the configured ${what} file (${code ?? "unreadable"}; see the server log)`,
       hint,
+      detail: `${what} file ${path}: ${code ?? (e as Error).message}`,
     });
   }
+}
+
+/** Printable ASCII of the first bytes of an error body, for the server log (SourceError `detail`). */
+export function bodyExcerpt(body: Buffer, max = 120): string {
+  return body
+    .subarray(0, max)
+    .toString("latin1")
+    .replace(/[^\x20-\x7e]+/g, " ")
+    .trim();
 }
 
 export function clientAgent(
@@ -64,61 +78,117 @@ export interface RequestHints {
 }
 
 type BoundedRequestSpec = { path: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string };
-type BoundedLimits = { source: string; timeoutMs: number; maxBytes: number; hints: RequestHints };
+
+/** What the requests of one poll may still read, all together; `exceeded` is the error when they need more. */
+export interface ByteBudget {
+  remaining: number;
+  exceeded(): SourceError;
+}
+
+type BoundedLimits = {
+  source: string;
+  /** a deadline for the whole request, from sending it to the answer's last byte (not an idle timeout) */
+  timeoutMs: number;
+  maxBytes: number;
+  hints: RequestHints;
+  /** shared by the requests of one poll: each byte read counts against it */
+  budget?: ByteBudget;
+  /** cancels the request (a poll's deadline, a failure that ends the poll); its `reason` is the rejection */
+  signal?: AbortSignal;
+};
 
 /**
- * One HTTP(S) request to `base` (its scheme, host and port only; `path` is sent as given) through `agent`, with a timeout
- * and a response-size limit. Any status resolves: what a status means is the caller's. Network, TLS, timeout and size
- * failures reject with a SourceError carrying the caller's hint.
+ * One HTTP(S) request to `base` (its scheme, host and port only; `path` is sent as given) through `agent`, with a
+ * deadline and a response-size limit. Any status resolves: what a status means is the caller's. Network, TLS, deadline
+ * and size failures reject with a SourceError carrying the caller's hint.
+ *
+ * The deadline runs from the start to the last byte of the answer: a peer that sends its headers and then a byte every
+ * second is cut off when it is over, as one that never answers is. A declared Content-Length over the limits fails before
+ * the body is read; otherwise the body is read into one buffer of that length (no second copy), or kept as its chunks
+ * and joined once when the length is not declared.
  *
  * A keep-alive socket the peer closed while it sat idle in the pool (a restart, an idle timeout on the other side) fails
  * the next request written to it with ECONNRESET before any answer: that request is sent once more on a fresh socket, as
  * Node's documentation advises, so a source is not marked broken for a connection it never asked to keep. Every request
- * these clients send is a read, so sending it twice changes nothing. A reset on a fresh socket is reported as it is.
+ * these clients send is a read, so sending it twice changes nothing. A reset on a fresh socket is reported as it is. The
+ * second try has what is left of the deadline.
  */
 export async function boundedRequest(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer> {
-  const first = await attempt(base, agent, request, limits);
+  const deadline = performance.now() + limits.timeoutMs;
+  const first = await attempt(base, agent, request, limits, deadline);
   if (!("staleSocket" in first)) return first;
-  const second = await attempt(base, agent, request, limits);
+  const second = await attempt(base, agent, request, limits, deadline);
   if ("staleSocket" in second) throw second.staleSocket;
   return second;
 }
 
+const abortReason = (signal: AbortSignal, source: string): SourceError =>
+  signal.reason instanceof SourceError ? signal.reason : new SourceError({ source, kind: "timeout", message: "the request was cancelled" });
+
 /** One try; a reset of a reused socket before any answer comes back as `staleSocket` instead of rejecting. */
-function attempt(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer | { staleSocket: SourceError }> {
-  const { source, timeoutMs, maxBytes, hints } = limits;
+function attempt(
+  base: URL,
+  agent: http.Agent,
+  request: BoundedRequestSpec,
+  limits: BoundedLimits,
+  deadline: number,
+): Promise<BoundedAnswer | { staleSocket: SourceError }> {
+  const { source, timeoutMs, maxBytes, hints, budget, signal } = limits;
   const lib = base.protocol === "https:" ? https : http;
+  if (signal?.aborted) return Promise.reject(abortReason(signal, source));
   return new Promise((resolve, reject) => {
     let done = false;
     let answered = false;
+    const finish = () => {
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
     const fail = (err: SourceError) => {
       if (done) return;
-      done = true;
+      finish();
       req.destroy();
       reject(err);
     };
+    const onAbort = () => fail(abortReason(signal!, source));
+    const tooLarge = () => new SourceError({ source, kind: "too_large", message: `answer larger than ${maxBytes} bytes`, hint: hints.tooLarge });
     const req = lib.request({ ...urlToHttpOptions(base), path: request.path, method: request.method, agent, headers: request.headers }, (res) => {
       answered = true;
+      const declared = Number(res.headers["content-length"]);
+      const known = res.headers["content-length"] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
+      if (known && declared > maxBytes) return fail(tooLarge());
+      if (known && budget && declared > budget.remaining) return fail(budget.exceeded());
+      // one buffer of the declared length, filled as chunks arrive; otherwise the chunks, joined once at the end
+      const whole = known ? Buffer.allocUnsafe(declared) : null;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
+        if (done) return;
         size += c.length;
-        if (size > maxBytes) {
-          res.destroy();
-          fail(new SourceError({ source, kind: "too_large", message: `answer larger than ${maxBytes} bytes`, hint: hints.tooLarge }));
+        if (budget) budget.remaining -= c.length;
+        if (size > maxBytes) fail(tooLarge());
+        else if (budget && budget.remaining < 0) fail(budget.exceeded());
+        else if (whole) {
+          if (size > whole.length) fail(tooLarge());
+          else c.copy(whole, size - c.length);
         } else chunks.push(c);
       });
       res.on("end", () => {
         if (done) return;
-        done = true;
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), contentType: String(res.headers["content-type"] ?? "") });
+        finish();
+        const body = whole ? (size === whole.length ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        resolve({ status: res.statusCode ?? 0, body, contentType: String(res.headers["content-type"] ?? "") });
       });
       res.on("error", (e) => fail(classifyRequestError(source, e, hints)));
     });
-    req.setTimeout(timeoutMs, () => fail(new SourceError({ source, kind: "timeout", message: `no answer within ${timeoutMs / 1000}s`, hint: hints.timeout })));
+    const timer = setTimeout(
+      () => fail(new SourceError({ source, kind: "timeout", message: `no complete answer within ${timeoutMs / 1000} s`, hint: hints.timeout })),
+      Math.max(0, deadline - performance.now()),
+    );
+    signal?.addEventListener("abort", onAbort, { once: true });
     req.on("error", (e: Error & { code?: string }) => {
       if (!done && !answered && req.reusedSocket && e.code === "ECONNRESET") {
-        done = true;
+        finish();
         req.destroy();
         resolve({ staleSocket: classifyRequestError(source, e, hints) });
       } else fail(classifyRequestError(source, e, hints));

@@ -464,8 +464,10 @@ describe("a broken configuration", () => {
   it("unreadable certificate files: the TA source reports which file and how to fix it; the poller runs on", async () => {
     const kube = await startKube(fs.mkdtempSync(path.join(dir, "k-")));
     cleanups.push(() => kube.close());
+    const log: string[] = [];
     const poller = new ClusterPoller(
       clusterConfig(kube.kubeconfig, "https://127.0.0.1:1", { flavor: "cloudwatch", tls: { ca: path.join(dir, "nope/ca.crt"), cert: path.join(dir, "nope/c.crt"), key: path.join(dir, "nope/c.key") } }),
+      (line) => log.push(line),
     );
     cleanups.push(() => poller.stop());
     poller.start();
@@ -473,7 +475,10 @@ describe("a broken configuration", () => {
     const st = statusOf(s, "ta/per-node")!;
     expect(st.state).toBe("error");
     expect(st.error).toMatchObject({ kind: "config" });
-    expect(st.error!.message).toContain(`cannot read the CA certificate file ${path.join(dir, "nope/ca.crt")}: ENOENT`);
+    // the answer names which file and why, the server log where it is
+    expect(st.error!.message).toBe("cannot read the configured CA certificate file (ENOENT; see the server log)");
     expect(st.error!.hint).toMatch(/tls paths/);
+    expect(JSON.stringify(s)).not.toContain(dir);
+    expect(log.filter((l) => l.includes(`CA certificate file ${path.join(dir, "nope/ca.crt")}: ENOENT`))).toHaveLength(1);
   });
 });

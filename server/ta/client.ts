@@ -3,6 +3,10 @@ import "server-only";
  * Reads one Target Allocator: /readyz, /jobs, /jobs/{job}/targets for every job, /metrics, and the keys of /scrape_configs.
  * Every payload goes through its zod schema before anything else touches it. The values of /scrape_configs carry secrets:
  * the body is parsed, its keys kept, and the body dropped at once; it is never stored, logged or returned.
+ *
+ * One reading is bounded as a whole: a deadline (`pollTimeoutSeconds`, default pollTimeoutDefault of the cluster's
+ * interval), a byte budget shared by all its answers (`maxBytesPerPoll`) and a number of jobs (`maxJobs`). The first
+ * failure of a request the reading cannot do without ends it: requests in flight are cut and no further one is sent.
  */
 import pLimit from "p-limit";
 import type { z } from "zod";
@@ -13,8 +17,9 @@ import { scanJobTargets } from "@/lib/ta/scan";
 import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
 import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
-import type { TaConfig } from "@/lib/config/schema";
-import { TaHttp, type HttpResult } from "@/server/ta/http";
+import { pollTimeoutDefault, type TaConfig } from "@/lib/config/schema";
+import { countObjectMembers } from "@/lib/ta/count";
+import { TaHttp, type HttpResult, type PollContext } from "@/server/ta/http";
 import { pollTurns } from "@/server/cooperative";
 
 export interface TaReading {
@@ -53,6 +58,8 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 export class TaClient {
   readonly http: TaHttp;
   readonly source: string;
+  /** the deadline of one reading, in seconds */
+  readonly pollTimeoutSeconds: number;
   /** the collector list of the last answer the scanner read: the next answer usually repeats it byte for byte */
   private scannedCollectors: readonly string[] = [];
 
@@ -60,23 +67,86 @@ export class TaClient {
     readonly cluster: string,
     readonly role: Role,
     readonly config: TaConfig,
+    pollIntervalSeconds = 15,
   ) {
     this.source = `${cluster}/ta/${role}`;
     this.http = new TaHttp(this.source, config);
+    this.pollTimeoutSeconds = config.pollTimeoutSeconds ?? pollTimeoutDefault(pollIntervalSeconds);
   }
 
+  private get key(): string {
+    return `targetAllocators.${this.role}`;
+  }
+
+  /** One reading of the TA, within its deadline, byte budget and job limit; rejects with the SourceError that ended it. */
   async read(): Promise<TaReading> {
+    const stop = new AbortController();
+    const end = (err: SourceError) => {
+      if (!stop.signal.aborted) stop.abort(err);
+      return err;
+    };
+    const { maxBytesPerPoll } = this.config;
+    const context: PollContext = {
+      signal: stop.signal,
+      budget: {
+        remaining: maxBytesPerPoll,
+        exceeded: () =>
+          end(
+            new SourceError({
+              source: this.source,
+              kind: "too_large",
+              message: `the TA's answers in one poll exceed ${maxBytesPerPoll} bytes`,
+              hint: `raise ${this.key}.maxBytesPerPoll if this TA really serves that much`,
+            }),
+          ),
+      },
+    };
+    const timer = setTimeout(
+      () =>
+        end(
+          new SourceError({
+            source: this.source,
+            kind: "timeout",
+            message: `reading the TA took longer than ${this.pollTimeoutSeconds} s`,
+            hint: `the TA is slow or sends its answers slowly; raise ${this.key}.pollTimeoutSeconds (a deadline for one poll of this TA) if it is only slow`,
+          }),
+        ),
+      this.pollTimeoutSeconds * 1000,
+    );
+    // settles at the deadline whatever the reading is waiting for
+    const ended = new Promise<never>((_, reject) => stop.signal.addEventListener("abort", () => reject(stop.signal.reason as Error), { once: true }));
+    try {
+      return await Promise.race([this.readAll(context), ended]);
+    } catch (e) {
+      throw end(e instanceof SourceError ? e : new SourceError({ source: this.source, kind: "network", message: String((e as Error)?.message ?? e) }));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async readAll(context: PollContext): Promise<TaReading> {
     const started = performance.now();
     const before = this.http.requests;
     let bytes = 0;
     const got = async (path: string) => {
-      const r = await this.http.get(path);
+      const r = await this.http.get(path, context);
       bytes += r.body.length;
       return r;
     };
     const ready = (await got("/readyz")).status === 200;
-    const jobList = Object.keys(this.json(await got("/jobs"), jobsSchema, "/jobs")).sort();
+    const jobsAnswer = await got("/jobs");
+    const listed = countObjectMembers(jobsAnswer.body, this.config.maxJobs);
+    if (listed !== null && listed > this.config.maxJobs) {
+      throw new SourceError({
+        source: `${this.source} /jobs`,
+        kind: "too_large",
+        message: `the TA lists more than ${this.config.maxJobs} jobs`,
+        hint: `raise ${this.key}.maxJobs if this TA really has that many`,
+      });
+    }
+    const jobList = Object.keys(this.json(jobsAnswer, jobsSchema, "/jobs")).sort();
     const limit = pLimit(this.config.concurrency);
+    context.signal?.addEventListener("abort", () => limit.clearQueue(), { once: true });
     const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
     let lastNames: readonly string[] = [];
@@ -87,6 +157,7 @@ export class TaClient {
           const path = jobTargetsPath(job);
           const answer = await got(path);
           await pollTurns.turn(); // one answer parsed per event-loop turn (server/cooperative.ts)
+          if (context.signal?.aborted) return;
           // The scanner reads the compact shape TAs write straight from the bytes; anything else takes the general path,
           // which also names the problem. Both give the same result (lib/ta/scan.test.ts).
           let value: ExtractedJob | null = scanJobTargets(answer.body, this.scannedCollectors);
@@ -112,12 +183,14 @@ export class TaClient {
     try {
       metrics = parseTaMetrics((await got("/metrics")).body.toString("utf8"), this.config.flavor);
     } catch (e) {
+      if (context.signal?.aborted) throw e; // the poll's deadline or byte budget, not a problem of /metrics alone
       metricsError = (e as Error).message;
     }
     let scrapeConfigJobs: string[] | null = null;
     try {
       scrapeConfigJobs = this.json(await got("/scrape_configs"), scrapeConfigKeysSchema, "/scrape_configs");
-    } catch {
+    } catch (e) {
+      if (context.signal?.aborted) throw e;
       scrapeConfigJobs = null; // optional: some deployments block the route; its error text is not kept either
     }
     return {

@@ -1,19 +1,27 @@
 import "server-only";
 /**
- * HTTP(S) GET against one Target Allocator, with mTLS up to TLS 1.3, a per-request timeout, a response-size limit and
- * bounded concurrency (one keep-alive agent per TA, `maxSockets` = concurrency). Failures become SourceErrors.
+ * HTTP(S) GET against one Target Allocator, with mTLS up to TLS 1.3, a deadline per request, a response-size limit, the
+ * poll's byte budget and cancellation, and bounded concurrency (one keep-alive agent per TA, `maxSockets` = concurrency).
+ * Failures become SourceErrors whose messages are fixed per kind of failure: an excerpt of an error body goes to `detail`
+ * (the server log) only, and never for /scrape_configs, whose answers may carry credentials.
  */
 import type { Agent } from "node:http";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
-import { boundedRequest, clientAgent, readConfiguredFile } from "@/server/net/client-agent";
+import { bodyExcerpt, boundedRequest, clientAgent, readConfiguredFile, type ByteBudget } from "@/server/net/client-agent";
 
 export interface HttpResult {
   status: number;
   body: Buffer;
   contentType: string;
   ms: number;
+}
+
+/** What the requests of one poll share: its byte budget, and a signal that ends them all (deadline, failure). */
+export interface PollContext {
+  budget?: ByteBudget;
+  signal?: AbortSignal;
 }
 
 /** an absolute path: no scheme, no authority ("//host"), no fragment, no whitespace or control characters */
@@ -23,6 +31,7 @@ export class TaHttp {
   private readonly agent: Agent;
   private readonly base: URL;
   private readonly headers: Record<string, string>;
+  private readonly role: string;
   /** requests sent, for tests and for the poller's own metrics */
   requests = 0;
 
@@ -33,7 +42,8 @@ export class TaHttp {
   ) {
     this.base = new URL(config.url);
     const read = (path: string, what: string) =>
-      readConfiguredFile(path, what, source, `check targetAllocators.${source.split("/").pop()}.tls paths and that the file is mounted and readable`);
+      readConfiguredFile(path, what, source, `check targetAllocators.${source.split("/").pop()}.tls paths and bearerTokenFile, and that the file is mounted and readable`);
+    this.role = source.split("/").pop() ?? "";
     this.headers = { Accept: "application/json", "User-Agent": "allocation-lens" };
     const token = config.bearerTokenFile ? read(config.bearerTokenFile, "bearer token").toString("utf8").trim() : undefined;
     if (token) this.headers.Authorization = `Bearer ${token}`;
@@ -41,20 +51,29 @@ export class TaHttp {
   }
 
   /** GET with retries on transient failures. `path` is already escaped. */
-  async get(path: string, accept?: string): Promise<HttpResult> {
+  async get(path: string, context: PollContext = {}, accept?: string): Promise<HttpResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(path, accept);
+        return await this.once(path, context, accept);
       } catch (e) {
         const err = e as SourceError;
+        if (context.signal?.aborted) throw err;
         const delay = nextRetryDelay(err, attempt, this.retry, Math.random());
         if (delay === null) throw err;
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise<void>((r) => {
+          const timer = setTimeout(done, delay);
+          function done() {
+            clearTimeout(timer);
+            context.signal?.removeEventListener("abort", done);
+            r();
+          }
+          context.signal?.addEventListener("abort", done, { once: true });
+        });
       }
     }
   }
 
-  private once(path: string, accept?: string): Promise<HttpResult> {
+  private once(path: string, context: PollContext, accept?: string): Promise<HttpResult> {
     // Only the configured TA, and exactly the path asked for: the scheme, host and port come from the configuration alone,
     // and the path is sent as given (never resolved by a URL parser, which would turn "/jobs/%2E%2E/targets" into
     // "/targets"). A path that is not one absolute path without dot segments is refused before any connection is made.
@@ -63,8 +82,12 @@ export class TaHttp {
         new SourceError({ source: `${this.source} ${path.slice(0, 120)}`, kind: "config", message: "refused a request path that is not a single path on the configured TA" }),
       );
     }
+    // a poll that ended (its deadline, a failure, its byte budget) sends nothing more
+    if (context.signal?.aborted) return Promise.reject(context.signal.reason as SourceError);
     const started = performance.now();
-    const source = `${this.source} ${path.split("?")[0]}`;
+    const route = path.split("?")[0];
+    const source = `${this.source} ${route}`;
+    const key = `targetAllocators.${this.role}`;
     this.requests++;
     const answer = boundedRequest(
       this.base,
@@ -73,20 +96,30 @@ export class TaHttp {
       {
         source,
         timeoutMs: this.config.timeoutSeconds * 1000,
-        maxBytes: this.config.maxResponseBytes,
+        maxBytes: Math.min(this.config.maxResponseBytes, this.config.maxBytesPerPoll),
+        budget: context.budget,
+        signal: context.signal,
         hints: {
-          tooLarge: "raise maxResponseBytes if this TA really serves that much",
-          timeout: "the TA is slow or unreachable; raise timeoutSeconds if it is only slow",
+          tooLarge: `raise ${key}.maxResponseBytes (now ${this.config.maxResponseBytes} bytes) if this TA really serves that much`,
+          timeout: `the TA is slow or unreachable; raise ${key}.timeoutSeconds (now ${this.config.timeoutSeconds}, a deadline per request) if it is only slow`,
           tls: "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
         },
       },
     );
     return answer.then(({ status, body, contentType }) => {
       if (status === 401 || status === 403) {
-        throw new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status}`, hint: "check the bearer token file or the client certificate" });
+        throw new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status} from the TA`, hint: "check the bearer token file or the client certificate" });
       }
       if (status >= 400 && !(status === 503 && path === "/readyz")) {
-        throw new SourceError({ source, kind: status === 404 ? "not_found" : "http", status, message: `HTTP ${status}: ${body.subarray(0, 120).toString("utf8").trim()}` });
+        throw new SourceError({
+          source,
+          kind: status === 404 ? "not_found" : "http",
+          status,
+          message: `HTTP ${status} from the TA`,
+          hint: "the server log has the start of the TA's answer",
+          // never an excerpt of /scrape_configs: its answers may carry credentials
+          detail: route === "/scrape_configs" ? undefined : `body: ${bodyExcerpt(body) || "(empty)"}`,
+        });
       }
       return { status, body, contentType, ms: performance.now() - started };
     });

@@ -11,14 +11,15 @@ const parseRole = (source: string) => {
 const TA_FIX: Partial<Record<SourceErrorKind, string>> = {
   network:
     "Check that the TA pod runs and its Service exists (kubectl get pods,svc -n <namespace> -l app.kubernetes.io/component=opentelemetry-targetallocator, or the cloudwatch <agent>-target-allocator-service), that the URL in the dashboard configuration names that Service and port, and that no NetworkPolicy blocks the dashboard.",
-  timeout: "The TA answers too slowly: check its CPU and memory limits (kubectl top pod) and raise timeoutSeconds only if it is merely large.",
+  timeout:
+    "The TA answers too slowly: check its CPU and memory limits (kubectl top pod) and raise timeoutSeconds (a deadline per request) or pollTimeoutSeconds (per poll of the TA) only if it is merely large.",
   tls: "A cloudwatch TA requires mTLS (TLS 1.3, client certificate): configure tls.ca (the CA of the TA's server certificate) and tls.cert/tls.key signed by the TA's client CA; upstream serves HTTPS only on :8443.",
   forbidden: "The TA (or a proxy in front of it) refuses the dashboard's credentials: check bearerTokenFile and the client certificate.",
   parse: "The answer is not what a TA serves: check that the URL points at the TA and not at an ingress or proxy page.",
   schema: "The TA answered an unexpected shape: check the TA version against docs/target-allocator.md (a changed upstream shows here first).",
   http: "The TA answered an HTTP error: read its logs (kubectl logs <ta-pod>).",
   not_found: "The path does not exist on that server: check the URL points at the TA's Service, not at a collector.",
-  too_large: "The TA's answer exceeds maxResponseBytes: raise it for this cluster.",
+  too_large: "The TA serves more than a limit allows (maxResponseBytes per answer, maxBytesPerPoll per poll, maxJobs): raise the one the error names for this TA if that much is real.",
   config: "Fix the TA entry of this cluster in the dashboard configuration.",
 };
 

@@ -1,0 +1,85 @@
+/**
+ * The informers against the demo Kubernetes API behind a proxy that plays a stuck API server: a list that never answers
+ * and a watch that never ends are detected by their deadlines, reported as the source's error (its cached objects kept)
+ * and followed by a fresh list with backoff once the server answers again.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
+import { startKubeSources, type KubeSources } from "@/server/kube/informers";
+import { startTestKube, type TestKube } from "@/server/kube/test-fixtures";
+import { NS, SELECTOR, until } from "@/server/ta/test-fixtures";
+import { node } from "@/server/demo/kube/test-fixtures";
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "al-informers-"));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function cluster(kubeconfig: string, kubernetes: Record<string, unknown>): ClusterConfig {
+  const r = parseConfig({
+    clusters: [
+      {
+        name: "k",
+        kubernetes: { kubeconfig, ...kubernetes },
+        targetAllocators: { "per-node": { url: "http://127.0.0.1:1", flavor: "upstream", collectors: { namespace: NS, selector: SELECTOR } } },
+      },
+    ],
+  });
+  if (!r.ok) throw new Error(r.errors.join("\n"));
+  return r.config.clusters[0];
+}
+
+async function start(kubernetes: Record<string, unknown>, prepare: (k: TestKube) => void = () => {}): Promise<{ kube: TestKube; sources: KubeSources; log: string[] }> {
+  const kube = await startTestKube(fs.mkdtempSync(path.join(dir, "k-")));
+  cleanups.push(() => kube.close());
+  prepare(kube);
+  const log: string[] = [];
+  const sources = startKubeSources(cluster(kube.kubeconfig, kubernetes), () => {}, { log: (l) => log.push(l), watchGraceSeconds: 1 });
+  cleanups.push(() => sources.stop());
+  return { kube, sources, log };
+}
+
+describe("Kubernetes informers with deadlines", () => {
+  it("a list that never answers fails at requestTimeoutSeconds, and the informer lists again with backoff until it answers", async () => {
+    const { kube, sources, log } = await start({ requestTimeoutSeconds: 1 }, (k) => (k.stallLists = true));
+    const failed = await until(() => ({ ...sources.nodes.status }), (s) => s.state === "error", 5_000, "list timeout reported");
+    expect(failed.error).toMatchObject({ kind: "timeout", message: "listing nodes took longer than 1 s" });
+    expect(failed.error!.hint).toContain("kubernetes.requestTimeoutSeconds");
+    expect(log.filter((l) => l.includes("k/kube/nodes: timeout"))).toHaveLength(1);
+    kube.stallLists = false;
+    await until(() => ({ ...sources.nodes.status }), (s) => s.state === "ok", 10_000, "recovered after the list answers");
+    expect(sources.nodes.list().map((n) => n.metadata?.name)).toEqual(["node-a"]);
+    expect(log.some((l) => l.includes("k/kube/nodes: recovered"))).toBe(true);
+  });
+
+  it("asks the server to end each watch (timeoutSeconds), cuts one still open past it, keeps the cached objects and lists again", async () => {
+    const { kube, sources } = await start({ watchTimeoutSeconds: 1 });
+    await until(() => ({ ...sources.nodes.status }), (s) => s.state === "ok", 5_000, "first list");
+    await until(() => kube.requests, (r) => r.some((u) => u.startsWith("/api/v1/nodes?") && /watch=true/.test(u)), 5_000, "a watch of nodes");
+    const watches = kube.requests.filter((u) => /watch=true/.test(u));
+    expect(watches.length).toBeGreaterThan(0);
+    for (const u of watches) expect(u).toMatch(/[?&]timeoutSeconds=1(&|$)/);
+
+    kube.stallWatches = true; // the watch open now ends after its 1 s; the next one hangs
+    const cut = await until(() => ({ ...sources.nodes.status }), (s) => s.state === "error", 8_000, "the hanging watch cut");
+    expect(cut.error).toMatchObject({ kind: "timeout" });
+    expect(cut.error!.message).toMatch(/still open 2 s after it should have ended \(1 s asked of the API server\)/);
+    expect(sources.nodes.list().map((n) => n.metadata?.name)).toEqual(["node-a"]); // stale, not gone
+
+    kube.stallWatches = false;
+    const lists = kube.requests.filter((u) => /^\/api\/v1\/nodes(\?(?!.*watch=).*)?$/.test(u)).length;
+    kube.store.upsert("nodes", node("node-b", true));
+    await until(() => sources.nodes.list().map((n) => n.metadata?.name), (names) => names.includes("node-b"), 10_000, "node-b after recovery");
+    expect(sources.nodes.status.state).toBe("ok");
+    expect(kube.requests.filter((u) => /^\/api\/v1\/nodes(\?(?!.*watch=).*)?$/.test(u)).length).toBeGreaterThan(lists);
+  });
+});
