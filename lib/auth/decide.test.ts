@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { cidrContains, parseCidr, parseIp } from "./cidr";
-import { bearerToken, compilePolicy, decide, isExempt, isTrustedPeer, tokenDigests, tokenMatches, type AuthRequest } from "./decide";
+import {
+  bearerToken,
+  compilePolicy,
+  decide,
+  isExempt,
+  isTrustedPeer,
+  OAUTH2_PROXY_UPSTREAM_HEADERS,
+  tokenDigests,
+  tokenMatches,
+  USER_HEADERS,
+  type AuthRequest,
+} from "./decide";
 import { DEFAULT_EXEMPT_PATHS } from "./paths";
 
 const req = (path: string, peer: string | undefined, headers: Record<string, string> = {}): AuthRequest => ({
@@ -98,6 +109,24 @@ describe("decide", () => {
     // probes come from the kubelet, not through the proxy
     expect(decide(p, req("/api/healthz", "192.168.0.9"), [])).toMatchObject({ allow: true, reason: "exempt" });
     expect(decide(p, req("/api/readyz", undefined), [])).toMatchObject({ allow: true, reason: "exempt" });
+  });
+
+  it("mode proxy with userHeaders: only the configured headers name the user (oauth2-proxy as the reverse proxy: X-Forwarded-*)", () => {
+    const p = compilePolicy({ mode: "proxy", trustedProxies: ["127.0.0.1"], exemptPaths, userHeaders: [...OAUTH2_PROXY_UPSTREAM_HEADERS] });
+    expect(decide(p, req("/embed/nodes", "127.0.0.1", { "x-forwarded-user": "alice" }), [])).toEqual({ allow: true, user: "alice", reason: "proxy" });
+    expect(decide(p, req("/embed/nodes", "127.0.0.1", { "x-forwarded-email": "a@example.com" }), [])).toMatchObject({ allow: true, user: "a@example.com" });
+    expect(decide(p, req("/embed/nodes", "127.0.0.1", { "x-forwarded-user": "alice", "x-forwarded-email": "b@example.com" }), [])).toMatchObject({ user: "alice" });
+    // oauth2-proxy passes X-Auth-Request-User from the client through untouched: it must not name the user here
+    const forged = decide(p, req("/embed/nodes", "127.0.0.1", { "x-auth-request-user": "mallory" }), []);
+    expect(forged).toMatchObject({ allow: false, status: 401, code: "unauthenticated" });
+    expect(forged.allow === false && forged.message).toContain("X-Forwarded-User or X-Forwarded-Email");
+    expect(decide(p, req("/embed/nodes", "127.0.0.1", { "x-forwarded-user": "alice", "x-auth-request-user": "mallory" }), [])).toMatchObject({ user: "alice" });
+    // the headers are still worth nothing from any other peer
+    expect(decide(p, req("/embed/nodes", "10.0.0.7", { "x-forwarded-user": "alice" }), [])).toMatchObject({ allow: false, status: 403, code: "untrusted_peer" });
+    // the default stays the X-Auth-Request pair
+    const d = compilePolicy({ mode: "proxy", trustedProxies: ["127.0.0.1"], exemptPaths });
+    expect(d.userHeaders).toEqual([...USER_HEADERS]);
+    expect(decide(d, req("/", "127.0.0.1", { "x-forwarded-user": "alice" }), [])).toMatchObject({ allow: false, status: 401 });
   });
 
   it("mode token: 401 with WWW-Authenticate without or with a wrong token; 503 when the token file cannot be read", () => {

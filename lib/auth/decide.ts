@@ -5,8 +5,11 @@
  *
  * - `none`: everyone (local use, or a network policy in front).
  * - `proxy`: an authenticating reverse proxy (oauth2-proxy and the like) sits in front. Only requests whose TCP peer is one of
- *   `trustedProxies` are served, and only when the proxy says who the user is (`X-Auth-Request-User` or
- *   `X-Auth-Request-Email`). Anyone else reaching the pod directly gets 403: the headers are trusted from the proxy only.
+ *   `trustedProxies` are served, and only when the proxy says who the user is in one of `userHeaders` (default
+ *   `X-Auth-Request-User`, `X-Auth-Request-Email`: what an ingress with external auth copies from oauth2-proxy's
+ *   `--set-xauthrequest` answer; oauth2-proxy as the reverse proxy itself sends `X-Forwarded-User`/`-Email` with
+ *   `--pass-user-headers`). List only the headers the proxy sets and strips from the client's request: a header it passes
+ *   through untouched could be chosen by the signed-in client. Anyone else reaching the pod directly gets 403.
  * - `token`: `Authorization: Bearer <token>` with one of the tokens of the token file (portals calling the API). Tokens are
  *   compared in constant time (SHA-256 digests of equal length, compared with every configured token).
  *
@@ -20,18 +23,25 @@ export { DEFAULT_EXEMPT_PATHS, isExempt } from "@/lib/auth/paths";
 
 export type AuthMode = "none" | "proxy" | "token";
 
-export const USER_HEADERS = ["x-auth-request-user", "x-auth-request-email"] as const;
+/** The default `userHeaders`: oauth2-proxy's `--set-xauthrequest` names, as an ingress with external auth forwards them. */
+export const USER_HEADERS = ["X-Auth-Request-User", "X-Auth-Request-Email"] as const;
+/** What oauth2-proxy as the reverse proxy sends upstream with `--pass-user-headers` (stripped from the client's request). */
+export const OAUTH2_PROXY_UPSTREAM_HEADERS = ["X-Forwarded-User", "X-Forwarded-Email"] as const;
 
 export interface AuthSettings {
   mode: AuthMode;
   trustedProxies: string[];
   exemptPaths: string[];
+  /** proxy mode: the headers naming the user, first non-empty wins; default USER_HEADERS */
+  userHeaders?: string[];
 }
 
 export interface AuthPolicy {
   mode: AuthMode;
   trustedProxies: Cidr[];
   exemptPaths: string[];
+  /** as configured (the messages name them); compared case-insensitively */
+  userHeaders?: readonly string[];
 }
 
 export interface AuthRequest {
@@ -52,7 +62,8 @@ export function compilePolicy(settings: AuthSettings): AuthPolicy {
     if (!c) throw new Error(`not an IP address or CIDR range: ${JSON.stringify(t)}`);
     return c;
   });
-  return { mode: settings.mode, trustedProxies, exemptPaths: settings.exemptPaths };
+  const userHeaders = settings.userHeaders?.length ? [...settings.userHeaders] : [...USER_HEADERS];
+  return { mode: settings.mode, trustedProxies, exemptPaths: settings.exemptPaths, userHeaders };
 }
 
 export function isTrustedPeer(peer: string | undefined, trusted: readonly Cidr[]): boolean {
@@ -107,13 +118,15 @@ export function decide(policy: AuthPolicy, req: AuthRequest, tokens: readonly Bu
           message: "this dashboard is served through its authenticating proxy only; open it through the proxy's address",
         };
       }
-      const user = cleanUser(req.header(USER_HEADERS[0])) ?? cleanUser(req.header(USER_HEADERS[1]));
+      const names = policy.userHeaders?.length ? policy.userHeaders : USER_HEADERS;
+      let user: string | null = null;
+      for (const name of names) user ??= cleanUser(req.header(name.toLowerCase()));
       if (!user) {
         return {
           allow: false,
           status: 401,
           code: "unauthenticated",
-          message: "the authenticating proxy did not name a user (X-Auth-Request-User or X-Auth-Request-Email); check its --set-xauthrequest setting",
+          message: `the authenticating proxy did not name a user (${names.join(" or ")}); check auth.userHeaders against what it sends (oauth2-proxy: --pass-user-headers sends X-Forwarded-User, --set-xauthrequest answers X-Auth-Request-User)`,
         };
       }
       return { allow: true, user, reason: "proxy" };

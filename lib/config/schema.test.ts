@@ -90,6 +90,12 @@ describe("parseConfig", () => {
     expect(missing.ok === false && missing.errors.join("\n")).toContain("auth.tokenFile: mode token needs tokenFile");
     const noProxy = parseConfig({ ...base, auth: { mode: "proxy" } });
     expect(noProxy.ok === false && noProxy.errors.join("\n")).toContain("auth.trustedProxies: mode proxy needs the addresses");
+    const headers = parseConfig({ ...base, auth: { mode: "proxy", trustedProxies: ["127.0.0.1"], userHeaders: ["X-Forwarded-User", "X-Forwarded-Email"] } });
+    expect(headers.ok && headers.config.auth.userHeaders).toEqual(["X-Forwarded-User", "X-Forwarded-Email"]);
+    const badHeaders = parseConfig({ ...base, auth: { mode: "proxy", trustedProxies: ["127.0.0.1"], userHeaders: ["X Forwarded User"] } });
+    expect(badHeaders.ok === false && badHeaders.errors.join("\n")).toMatch(/auth\.userHeaders\[0\]: expected an HTTP header name/);
+    const noHeaders = parseConfig({ ...base, auth: { mode: "proxy", trustedProxies: ["127.0.0.1"], userHeaders: [] } });
+    expect(noHeaders.ok === false && noHeaders.errors.join("\n")).toContain("auth.userHeaders: expected at least one header name");
     const badMode = parseConfig({ ...base, auth: { mode: "basic" } });
     expect(badMode.ok === false && badMode.errors.join("\n")).toContain('auth.mode: expected "none", "proxy" or "token" (got a string)');
   });

@@ -105,6 +105,11 @@ export const authSchema = z
       .array(z.string().refine((s) => parseCidr(s) !== null, { message: "expected an IP address or a CIDR range such as 10.0.0.0/8" }))
       .default([]),
     tokenFile: z.string().min(1, "expected the path of a file with one bearer token per line").optional(),
+    /** proxy mode: the request headers naming the user (default X-Auth-Request-User, X-Auth-Request-Email) */
+    userHeaders: z
+      .array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: "expected an HTTP header name such as X-Forwarded-User" }))
+      .min(1, "expected at least one header name")
+      .optional(),
     exemptPaths: z
       .array(z.string().regex(/^\/[A-Za-z0-9._~\/-]*(\/\*)?$/, { message: "expected a path such as /api/healthz (or a prefix ending in /*)" }))
       .default([...DEFAULT_EXEMPT_PATHS]),

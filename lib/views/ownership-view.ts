@@ -97,7 +97,7 @@ function hintFor(problems: readonly MonitorDependencyProblem[]): string {
   const installs = problems.some((p) => p.what === "not_installed");
   const grants = problems.some((p) => p.what === "forbidden");
   if (installs && !grants) return "Install prometheus-operator's monitoring.coreos.com/v1 CRDs if monitors should be scraped.";
-  if (grants && !installs) return "Grant the dashboard's service account get, list and watch on servicemonitors and podmonitors.";
+  if (grants && !installs) return "Grant the dashboard's service account list and watch on servicemonitors and podmonitors (its ClusterRole).";
   return "Install prometheus-operator's CRDs or grant list/watch on servicemonitors and podmonitors to the dashboard.";
 }
 

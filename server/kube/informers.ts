@@ -152,7 +152,10 @@ function describe(source: string, resource: string, err: unknown): SourceError {
       kind: "forbidden",
       status,
       message: `the service account lacks list/watch on ${resource}`,
-      hint: `grant get, list and watch on ${resource} in the dashboard's ClusterRole`,
+      hint:
+        resource === "pods"
+          ? "grant list and watch on pods in the collectors' namespace: the Role and RoleBinding allocation-lens-collectors there (deploy/base/role-collectors.yaml)"
+          : `grant list and watch on ${resource} in the dashboard's ClusterRole`,
     });
   }
   const text = typeof e?.message === "string" ? e.message.split("\n")[0].slice(0, 300) : String(err);
@@ -253,6 +256,35 @@ export interface KubeSources {
   podMonitors: WatchedKind;
   statuses(): InformerStatus[];
   stop(): Promise<void>;
+}
+
+/**
+ * Every Kubernetes API call the informers of one cluster make: (group, resource, verb, namespace or cluster-wide). The
+ * deploy/ RBAC is held to this list (server/security/rbac.test.ts, which also records the calls the informers really make
+ * against the demo Kubernetes API): a namespaced Role for the collectors' pods in their namespaces, a ClusterRole for
+ * nodes and the monitors, list and watch only. An informer lists, then watches; it never gets one object.
+ */
+export interface KubeApiCall {
+  /** "" for the core group */
+  group: string;
+  resource: string;
+  verb: "list" | "watch";
+  /** the namespace, or undefined for a cluster-wide call (a cluster-scoped resource, or every namespace) */
+  namespace: string | undefined;
+}
+
+export function kubeApiCalls(cluster: ClusterConfig): KubeApiCall[] {
+  const calls: KubeApiCall[] = [];
+  const add = (group: string, resource: string, namespace: string | undefined) => {
+    for (const verb of ["list", "watch"] as const) {
+      if (!calls.some((c) => c.group === group && c.resource === resource && c.verb === verb && c.namespace === namespace)) calls.push({ group, resource, verb, namespace });
+    }
+  };
+  for (const ta of Object.values(cluster.targetAllocators)) if (ta) add("", "pods", ta.collectors.namespace);
+  add("", "nodes", undefined);
+  add("monitoring.coreos.com", "servicemonitors", undefined);
+  add("monitoring.coreos.com", "podmonitors", undefined);
+  return calls;
 }
 
 const selectorString = (sel: Record<string, string>) =>

@@ -91,7 +91,7 @@ export function kubeRbac(c: Ctx): Check {
       status: "fail",
       summary: `The dashboard's service account may not list/watch ${plural(forbidden.length, "resource")}.`,
       evidence: forbidden.map((s) => `${s.source}: ${s.error!.message}`),
-      fix: [...new Set(forbidden.map((s) => s.error!.hint).filter(Boolean))].join(" ") || "Grant get, list and watch on pods, nodes, servicemonitors and podmonitors in the dashboard's ClusterRole.",
+      fix: [...new Set(forbidden.map((s) => s.error!.hint).filter(Boolean))].join(" ") || "Grant list and watch on pods in the collectors' namespace (Role allocation-lens-collectors), and on nodes, servicemonitors and podmonitors (ClusterRole allocation-lens).",
     });
   }
   const answered = kube.filter((s) => s.state !== "starting");

@@ -1,0 +1,184 @@
+/**
+ * The RBAC under deploy/ grants exactly the Kubernetes API calls the dashboard makes: nothing more, nothing less.
+ *
+ * For the base and every overlay: the rendered configuration's cluster is given to the real informers
+ * (server/kube/informers.ts), which run against the demo Kubernetes API through a recording proxy until every informer has
+ * listed and is watching; each request becomes (group, resource, verb, namespace or cluster-wide). That list must be the
+ * one informers.ts declares (`kubeApiCalls`), and the grants the rendered Roles, ClusterRoles and their bindings give the
+ * dashboard's ServiceAccount must be that same list: a cluster-wide grant where the calls are namespaced, an extra verb or
+ * resource, a wildcard, or a call without a grant fails.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import YAML from "yaml";
+import type { ClusterConfig } from "@/lib/config/schema";
+import { Store } from "@/server/demo/store";
+import { startKubeApi, type KubeApiServer } from "@/server/demo/kube/server";
+import { kubeApiCalls, startKubeSources, type KubeApiCall } from "@/server/kube/informers";
+import { deployment, find, kustomizations, render, renderedConfig, type Any, type Obj } from "./deploy-manifests";
+
+type Call = { group: string; resource: string; verb: string; namespace: string | undefined };
+
+const key = (c: Call) => `${c.group || "core"}/${c.resource} ${c.verb} ${c.namespace === undefined ? "(cluster-wide)" : `in ${c.namespace}`}`;
+const keys = (calls: readonly Call[]) => [...new Set(calls.map(key))].sort();
+
+/** A request to the Kubernetes API as an RBAC request: what an API server's authorizer would check. */
+function callOf(method: string, url: string): Call {
+  const u = new URL(url, "http://kube.invalid");
+  const seg = u.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  let group: string;
+  let rest: string[];
+  if (seg[0] === "api" && seg.length > 2) [group, rest] = ["", seg.slice(2)];
+  else if (seg[0] === "apis" && seg.length > 3) [group, rest] = [seg[1], seg.slice(3)];
+  else return { group: "(non-resource)", resource: u.pathname, verb: method.toLowerCase(), namespace: undefined };
+  let namespace: string | undefined;
+  if (rest[0] === "namespaces" && rest.length >= 3) [namespace, rest] = [rest[1], rest.slice(2)];
+  const [resource, name] = rest;
+  const watch = u.searchParams.get("watch") === "true" || u.searchParams.get("watch") === "1";
+  const verb = method !== "GET" ? method.toLowerCase() : watch ? "watch" : name ? "get" : "list";
+  return { group, resource, verb, namespace };
+}
+
+/** A forwarding proxy in front of the demo Kubernetes API that records every request the informers send. */
+async function recordingProxy(target: string): Promise<{ url: string; calls: Call[]; close(): Promise<void> }> {
+  const t = new URL(target);
+  const calls: Call[] = [];
+  const server = http.createServer((req, res) => {
+    calls.push(callOf(req.method ?? "GET", req.url ?? "/"));
+    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    up.on("error", () => res.destroy());
+    res.on("close", () => up.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function waitFor(cond: () => boolean, what: () => string, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Run the informers of `cluster` against the demo API until each has listed and is watching; the calls they made. */
+async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: string): Promise<Call[]> {
+  const proxy = await recordingProxy(api.url);
+  const kubeconfig = path.join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}.yaml`);
+  const kc = YAML.parse(fs.readFileSync(api.kubeconfigPath, "utf8"));
+  kc.clusters[0].cluster.server = proxy.url;
+  fs.writeFileSync(kubeconfig, YAML.stringify(kc), { mode: 0o600 });
+  const sources = startKubeSources({ ...cluster, kubernetes: { inCluster: false, kubeconfig } }, () => undefined);
+  try {
+    const settled = () => {
+      if (!sources.statuses().every((s) => s.state === "ok")) return false;
+      const watched = new Set(proxy.calls.filter((c) => c.verb === "watch").map((c) => key({ ...c, verb: "list" })));
+      return proxy.calls.filter((c) => c.verb === "list").every((c) => watched.has(key(c)));
+    };
+    await waitFor(settled, () => `every informer to list and watch: ${JSON.stringify(sources.statuses())}, calls ${keys(proxy.calls).join("; ")}`);
+  } finally {
+    await sources.stop();
+    await proxy.close();
+  }
+  return [...proxy.calls];
+}
+
+/** What the rendered RBAC lets the ServiceAccount do, as calls; and what is wrong with its shape. */
+function grantedCalls(objs: Obj[], sa: { name: string; namespace: string }): { granted: Call[]; problems: string[] } {
+  const granted: Call[] = [];
+  const problems: string[] = [];
+  const roles = new Map(find(objs, "Role").map((r) => [`${r.metadata.namespace}/${r.metadata.name}`, r]));
+  const clusterRoles = new Map(find(objs, "ClusterRole").map((r) => [r.metadata.name as string, r]));
+  const used = new Set<Any>();
+  const grant = (role: Any, namespace: string | undefined, via: string) => {
+    used.add(role);
+    if (role.aggregationRule) problems.push(`${via}: an aggregated ClusterRole grants whatever other roles add`);
+    for (const rule of (role.rules ?? []) as Any[]) {
+      if (rule.resourceNames) problems.push(`${via}: resourceNames`);
+      if (rule.nonResourceURLs) problems.push(`${via}: nonResourceURLs ${rule.nonResourceURLs}`);
+      for (const list of [rule.apiGroups, rule.resources, rule.verbs] as string[][]) if ((list ?? []).includes("*")) problems.push(`${via}: a wildcard in ${JSON.stringify(rule)}`);
+      for (const group of rule.apiGroups ?? []) for (const resource of rule.resources ?? []) for (const verb of rule.verbs ?? []) granted.push({ group, resource, verb, namespace });
+    }
+  };
+  const isSa = (s: Any) => s.kind === "ServiceAccount" && s.name === sa.name && s.namespace === sa.namespace;
+  for (const kind of ["RoleBinding", "ClusterRoleBinding"]) {
+    for (const b of find(objs, kind)) {
+      const via = `${kind} ${b.metadata.namespace ? `${b.metadata.namespace}/` : ""}${b.metadata.name}`;
+      const subjects = (b.subjects ?? []) as Any[];
+      if (!subjects.some(isSa)) {
+        problems.push(`${via} does not bind the dashboard's ServiceAccount`);
+        continue;
+      }
+      if (subjects.length !== 1) problems.push(`${via} binds other subjects too: ${JSON.stringify(subjects)}`);
+      if (b.roleRef.apiGroup !== "rbac.authorization.k8s.io") problems.push(`${via}: roleRef.apiGroup ${b.roleRef.apiGroup}`);
+      const namespace = kind === "RoleBinding" ? (b.metadata.namespace as string) : undefined;
+      const role = b.roleRef.kind === "Role" && namespace ? roles.get(`${namespace}/${b.roleRef.name}`) : b.roleRef.kind === "ClusterRole" ? clusterRoles.get(b.roleRef.name) : undefined;
+      if (!role) problems.push(`${via} refers to ${b.roleRef.kind} ${b.roleRef.name}, which is not rendered${kind === "RoleBinding" ? ` in ${namespace}` : ""}`);
+      else grant(role, namespace, `${via} -> ${b.roleRef.kind} ${b.roleRef.name}`);
+    }
+  }
+  for (const r of [...roles.values(), ...clusterRoles.values()]) if (!used.has(r)) problems.push(`${r.kind} ${r.metadata.name} is bound to nothing`);
+  return { granted, problems };
+}
+
+let api: KubeApiServer;
+let tmp: string;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rbac-test-"));
+  api = await startKubeApi(new Store(), { dir: tmp });
+});
+
+afterAll(async () => {
+  await api?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("the call list", () => {
+  it("maps requests to RBAC requests as an API server does", () => {
+    expect(callOf("GET", "/api/v1/namespaces/amazon-cloudwatch/pods?labelSelector=a%3Db")).toEqual({ group: "", resource: "pods", verb: "list", namespace: "amazon-cloudwatch" });
+    expect(callOf("GET", "/api/v1/namespaces/amazon-cloudwatch/pods?watch=true&resourceVersion=3")).toMatchObject({ verb: "watch", namespace: "amazon-cloudwatch" });
+    expect(callOf("GET", "/api/v1/nodes/node-a")).toEqual({ group: "", resource: "nodes", verb: "get", namespace: undefined });
+    expect(callOf("GET", "/apis/monitoring.coreos.com/v1/servicemonitors?watch=1")).toEqual({ group: "monitoring.coreos.com", resource: "servicemonitors", verb: "watch", namespace: undefined });
+    expect(callOf("DELETE", "/api/v1/namespaces/x/pods/p")).toMatchObject({ verb: "delete" });
+    expect(callOf("GET", "/version")).toMatchObject({ group: "(non-resource)" });
+  });
+});
+
+describe.each(kustomizations())("%s: RBAC against the calls the informers make", (kustomization) => {
+  const objs = render(kustomization);
+  const { config } = renderedConfig(objs);
+  const pod = deployment(objs).spec.template.spec;
+  const sa = find(objs, "ServiceAccount").find((s) => s.metadata.name === pod.serviceAccountName);
+
+  it("the rendered RBAC has a clean shape: bindings to the dashboard's ServiceAccount only, no wildcards, no unbound roles", () => {
+    expect(sa, `ServiceAccount ${pod.serviceAccountName}`).toBeDefined();
+    expect(grantedCalls(objs, sa!.metadata).problems).toEqual([]);
+  });
+
+  it("grants exactly the calls the informers make, per namespace: nothing more, nothing less", async () => {
+    const declared: KubeApiCall[] = config.clusters.flatMap((c) => kubeApiCalls(c));
+    const observed: Call[] = [];
+    for (const cluster of config.clusters) observed.push(...(await observeCalls(cluster, api, tmp)));
+    // informers.ts says what it calls, and that is what it calls
+    expect(keys(observed)).toEqual(keys(declared));
+    const { granted } = grantedCalls(objs, sa!.metadata);
+    expect(keys(granted), "granted (left) against called (right)").toEqual(keys(observed));
+  });
+});
