@@ -84,7 +84,7 @@ async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: str
   const kc = YAML.parse(fs.readFileSync(api.kubeconfigPath, "utf8"));
   kc.clusters[0].cluster.server = proxy.url;
   fs.writeFileSync(kubeconfig, YAML.stringify(kc), { mode: 0o600 });
-  const sources = startKubeSources({ ...cluster, kubernetes: { inCluster: false, kubeconfig } }, () => undefined);
+  const sources = startKubeSources({ ...cluster, kubernetes: { ...cluster.kubernetes, inCluster: false, kubeconfig } }, () => undefined);
   try {
     const settled = () => {
       if (!sources.statuses().every((s) => s.state === "ok")) return false;
