@@ -82,7 +82,7 @@ async function main() {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(demo);
-  const info = await new Promise<{ dashboardConfig: string; control: string }>((resolve, reject) => {
+  const info = await new Promise<{ dashboardConfig: string; control: string; controlToken: string }>((resolve, reject) => {
     demo.once("exit", (c) => reject(new Error(`demo exited ${c}`)));
     readline.createInterface({ input: demo.stdout! }).on("line", (l) => l.startsWith("{") && resolve(JSON.parse(l)));
   });
@@ -94,10 +94,11 @@ async function main() {
   const base = `http://127.0.0.1:${port}`;
   const profile = values.profile ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(values.profile)] : [];
   profile.push(...(values["server-node-args"]?.split(/\s+/).filter(Boolean) ?? []));
-  const server = spawn(process.execPath, [...profile, path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // the server entry in this process of its own, as `npm start` runs it
+  const server = spawn(process.execPath, [...profile, path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: info.dashboardConfig, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: String(port) },
   });
   children.push(server);
   for (;;) {
@@ -131,7 +132,8 @@ async function main() {
   log(`JSON.parse of ${(jsonBytes / 1e6).toFixed(0)} MB: ${parseMs.toFixed(0)} ms CPU`);
 
   // Churn during the run: a rollout of the per-node agents.
-  await fetch(`${info.control}/faults`, { method: "POST", body: JSON.stringify({ fault: "rollout", role: "per-node" }) });
+  const controlHeaders = { Authorization: `Bearer ${info.controlToken}` };
+  await fetch(`${info.control}/faults`, { method: "POST", headers: controlHeaders, body: JSON.stringify({ fault: "rollout", role: "per-node" }) });
 
   // Polls: wall, CPU, bytes from the dashboard's own /metrics; API latency sampled all along.
   const polls: { wallMs: number; cpuMs: number; bytes: number }[] = [];
@@ -222,7 +224,7 @@ async function main() {
   const targetsFirstRowsMs = performance.now() - t;
   await browser.close();
 
-  const soak = SOAK_S > 0 ? await soakRun(base, info.control, server.pid!, config.history.path) : null;
+  const soak = SOAK_S > 0 ? await soakRun(base, info.control, controlHeaders, server.pid!, config.history.path) : null;
 
   const cpu = polls.map((p) => p.cpuMs);
   const wall = polls.map((p) => p.wallMs);
@@ -285,17 +287,17 @@ function slope(points: { x: number; y: number }[]): number {
 }
 
 /** Polls go on for SOAK_S seconds while the demo churns; RSS of the dashboard's process tree every 30 s. */
-async function soakRun(base: string, control: string, pid: number, historyPath: string | undefined) {
+async function soakRun(base: string, control: string, headers: Record<string, string>, pid: number, historyPath: string | undefined) {
   log(`soak: ${SOAK_S} s with churn...`);
-  const truth = (await (await fetch(`${control}/truth`)).json()) as { collectors: { role: string; node: string }[] };
+  const truth = (await (await fetch(`${control}/truth`, { headers })).json()) as { collectors: { role: string; node: string }[] };
   const nodes = truth.collectors.filter((c) => c.role === "per-node").map((c) => c.node).sort();
-  const fault = (body: object) => fetch(`${control}/faults`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+  const fault = (body: object) => fetch(`${control}/faults`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
   const steps = [
     () => fault({ fault: "rollout", role: "per-node" }),
     () => fault({ fault: "collector-crashloop", node: nodes[Math.floor(Math.random() * nodes.length)] }),
     () => fault({ fault: "node-add" }),
     () => fault({ fault: "collector-not-ready", node: nodes[Math.floor(Math.random() * nodes.length)] }),
-    () => fetch(`${control}/faults`, { method: "DELETE" }).then((r) => r.arrayBuffer()),
+    () => fetch(`${control}/faults`, { method: "DELETE", headers }).then((r) => r.arrayBuffer()),
   ];
   const t0 = Date.now();
   const pollsAt0 = (await metrics(base)).get("allocation_lens_last_poll_timestamp_seconds") ?? 0;
