@@ -22,8 +22,11 @@ ENV NEXT_TELEMETRY_DISABLED=1
 ARG ALLOCATION_LENS_BASE_PATH=""
 COPY --from=deps /src/node_modules ./node_modules
 COPY . .
+# `npm run build` also bundles the server entry (server/inbound/main.ts: our HTTP server with explicit limits and the body
+# gate in front of Next.js) into .next/allocation-lens-server.mjs; the image runs it instead of the standalone server.js
 RUN ALLOCATION_LENS_STANDALONE=1 ALLOCATION_LENS_BASE_PATH="${ALLOCATION_LENS_BASE_PATH}" npm run build \
- && test -f .next/standalone/server.js
+ && test -f .next/standalone/server.js \
+ && test -f .next/allocation-lens-server.mjs
 
 FROM ${NODE_IMAGE} AS runtime
 ARG ALLOCATION_LENS_BASE_PATH=""
@@ -44,11 +47,14 @@ WORKDIR /app
 COPY --from=build /src/.next/standalone ./
 COPY --from=build /src/.next/static ./.next/static
 COPY --from=build /src/public ./public
+COPY --from=build /src/.next/allocation-lens-server.mjs ./allocation-lens-server.mjs
 USER 10001:10001
 EXPOSE 3000
 VOLUME ["/data"]
-# SIGTERM: the server stops its pollers and Kubernetes watches, flushes the churn history and exits 0
+# SIGTERM: the server stops accepting connections, stops its pollers and Kubernetes watches, flushes the churn history and
+# exits 0
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}${process.env.ALLOCATION_LENS_BASE_PATH}/api/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "server.js"]
+# HOSTNAME=0.0.0.0 with auth.mode none refuses to start unless the configuration sets auth.allowAnonymous: true
+CMD ["node", "allocation-lens-server.mjs"]

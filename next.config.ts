@@ -16,7 +16,8 @@ function basePathFromEnv(raw = process.env.ALLOCATION_LENS_BASE_PATH ?? ""): str
 const basePath = basePathFromEnv();
 
 const nextConfig: NextConfig = {
-  // The container image is built from the standalone output; `npm start` uses `next start`, which does not support it.
+  // The container image is built from the standalone output. Both it and `npm start` serve through the server entry
+  // (server/inbound/main.ts), which reads the build's configuration from required-server-files.json.
   output: process.env.ALLOCATION_LENS_STANDALONE === "1" ? "standalone" : undefined,
   // A build into another directory (the standalone test builds into .next/<dir> so that it never clobbers .next itself).
   distDir: process.env.ALLOCATION_LENS_DIST_DIR || undefined,
@@ -27,6 +28,9 @@ const nextConfig: NextConfig = {
   // A build with another distDir would rewrite tsconfig.json's include list: such throwaway builds (the standalone test)
   // name a tsconfig of their own, and skip the type check, which `npm test` runs by itself.
   typescript: process.env.ALLOCATION_LENS_TSCONFIG ? { tsconfigPath: process.env.ALLOCATION_LENS_TSCONFIG, ignoreBuildErrors: true } : undefined,
+  // Defence in depth behind the server entry's body gate (server/inbound/server.ts), which refuses bodies before Next sees
+  // them: Next's proxy stage would otherwise buffer up to 10 MB of any request body.
+  experimental: { proxyClientMaxBodySize: 64 * 1024 },
   // The embedded demo cluster and the Kubernetes client are server-side Node code: keep them out of the bundler.
   serverExternalPackages: ["@kubernetes/client-node", "@peculiar/x509"],
 };

@@ -7,7 +7,8 @@ export type DemoName = "legacy" | "ready";
 
 export interface E2eEnv {
   baseURL: string;
-  controls: Record<DemoName, string>;
+  /** each demo's control API: its URL and per-run token */
+  controls: Record<DemoName, { url: string; token: string }>;
   kubeconfigs: Record<DemoName, string>;
   pids: number[];
 }

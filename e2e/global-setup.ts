@@ -26,7 +26,7 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
 }
 
-function startDemo(tracking: "legacy" | "ready-only"): Promise<{ child: ChildProcess; info: { dashboardConfig: string; control: string; kubeconfig: string } }> {
+function startDemo(tracking: "legacy" | "ready-only"): Promise<{ child: ChildProcess; info: { dashboardConfig: string; control: string; controlToken: string; controlTokenFile: string; kubeconfig: string } }> {
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--seed", "7", "--poll-interval", "2", "--tracking", tracking], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
@@ -53,22 +53,23 @@ export default async function globalSetup() {
   const config = {
     clusters: [clusterOf("legacy", legacy.info.dashboardConfig), clusterOf("ready", ready.info.dashboardConfig)],
     history: { path: path.join(root, "artifacts", "e2e-history.sqlite") },
-    demo: { control: legacy.info.control },
+    demo: { control: legacy.info.control, controlTokenFile: legacy.info.controlTokenFile },
   };
   fs.rmSync(config.history.path, { force: true });
   const configFile = path.join(root, "artifacts", "e2e-config.yaml");
   fs.writeFileSync(configFile, YAML.stringify(config));
   const port = process.env.E2E_PORT ?? "3107";
-  const server = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", port, "-H", "127.0.0.1"], {
+  // the server entry, as `npm start` and the container image run it (limits and body gate in front of Next.js)
+  const server = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: port },
   });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseURL}/api/readyz`, 120_000);
   const env: E2eEnv = {
     baseURL,
-    controls: { legacy: legacy.info.control, ready: ready.info.control },
+    controls: { legacy: { url: legacy.info.control, token: legacy.info.controlToken }, ready: { url: ready.info.control, token: ready.info.controlToken } },
     kubeconfigs: { legacy: legacy.info.kubeconfig, ready: ready.info.kubeconfig },
     pids: [server.pid!, legacy.child.pid!, ready.child.pid!],
   };

@@ -36,7 +36,10 @@ const NODES = Number(values.nodes ?? 24);
 const POLL_S = 5;
 const TA_TIMEOUT_S = 5;
 /** F, G: the hostile cluster's snapshot may be at most this old (one interval plus twice the TA timeout) */
-const MAX_SNAPSHOT_AGE_S = POLL_S + 2 * TA_TIMEOUT_S;
+/** the hostile TA's deadline for one poll (targetAllocators.<role>.pollTimeoutSeconds) */
+const POLL_TIMEOUT_S = 8;
+/** a poll of the hostile TA ends by its deadline: its snapshot is at most an interval, that deadline and 2 s of slack old */
+const MAX_SNAPSHOT_AGE_S = POLL_S + POLL_TIMEOUT_S + 2;
 const TARGETS = { rssBytes: 2 ** 30, p95Ms: 250, uploadCutS: 6 };
 const PASSWORD = "S3cretPa55";
 const HEADER_SECRET = "hdr-S3cretHdr99";
@@ -65,6 +68,20 @@ async function getJson(url: string, init: RequestInit = {}, timeoutMs = 5_000): 
   } catch (e) {
     return { status: 0, body: null, ms: performance.now() - t, text: String((e as Error).message) };
   }
+}
+
+/** A GET sent from `localAddress` (a loopback address other than 127.0.0.1: another client as far as the server can tell). */
+function getFrom(localAddress: string, url: string, headers: Record<string, string>, timeoutMs = 5_000): Promise<{ status: number; ms: number }> {
+  const t = performance.now();
+  return new Promise((resolve) => {
+    const req = http.get(url, { headers, localAddress, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t }));
+      res.on("error", () => resolve({ status: 0, ms: performance.now() - t }));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve({ status: 0, ms: performance.now() - t }));
+  });
 }
 
 interface Instance {
@@ -524,6 +541,7 @@ async function main() {
   if (!hasBuild()) throw new Error("no build: run `npm run build` first (.next/BUILD_ID is missing)");
   log(`starting the demo cluster (${NODES} nodes, ${POLL_S} s polls)...`);
   const { info } = await startDemo(["--nodes", String(NODES), "--poll-interval", String(POLL_S), "--scenario", "calm", "--dir", path.join(dir, "demo")]);
+  const controlHeaders = { Authorization: `Bearer ${info.controlToken}` };
   const { recorded, firstJobPath, sample } = await recordTa(info.dashboardConfig);
   const hostile = new HostileTa(recorded, firstJobPath, sample);
   await hostile.listen();
@@ -536,7 +554,7 @@ async function main() {
     kubernetes: demoCluster.kubernetes,
     scraperAnnotation: demoCluster.scraperAnnotation,
     pollIntervalSeconds: POLL_S,
-    targetAllocators: { "per-node": { url: hostile.url, flavor: demoCluster.targetAllocators["per-node"].flavor, timeoutSeconds: TA_TIMEOUT_S, collectors: demoCluster.targetAllocators["per-node"].collectors } },
+    targetAllocators: { "per-node": { url: hostile.url, flavor: demoCluster.targetAllocators["per-node"].flavor, timeoutSeconds: TA_TIMEOUT_S, pollTimeoutSeconds: POLL_TIMEOUT_S, collectors: demoCluster.targetAllocators["per-node"].collectors } },
   };
   const writeConfig = (name: string, c: object) => {
     const file = path.join(dir, `${name}.yaml`);
@@ -565,11 +583,11 @@ async function main() {
   await waitReady(mainD, 90_000);
 
   // Some history to keep: one collector not Ready for a poll or two, then healed.
-  const truth = (await (await fetch(`${info.control}/truth`)).json()) as { collectors: { role: string; node: string }[] };
+  const truth = (await (await fetch(`${info.control}/truth`, { headers: controlHeaders })).json()) as { collectors: { role: string; node: string }[] };
   const node = truth.collectors.find((c) => c.role === "per-node")!.node;
-  await fetch(`${info.control}/faults`, { method: "POST", body: JSON.stringify({ fault: "collector-not-ready", node }) }).then((r) => r.arrayBuffer());
+  await fetch(`${info.control}/faults`, { method: "POST", headers: controlHeaders, body: JSON.stringify({ fault: "collector-not-ready", node }) }).then((r) => r.arrayBuffer());
   for (let i = 0; i < 30 && ((await historyOf(main, "demo"))?.events ?? 0) === 0; i++) await sleep(500);
-  await fetch(`${info.control}/faults`, { method: "DELETE" }).then((r) => r.arrayBuffer());
+  await fetch(`${info.control}/faults`, { method: "DELETE", headers: controlHeaders }).then((r) => r.arrayBuffer());
   for (let i = 0; i < 30 && ((await historyOf(main, "demo"))?.events ?? 0) < 2; i++) await sleep(500);
   const hostileBaseline = targetsOf(await summaryOf(main, "hostile"));
   log(`ready: demo ${targetsOf(await summaryOf(main, "demo"))} targets, hostile ${hostileBaseline} targets, history ${JSON.stringify(await historyOf(main, "demo"))}`);
@@ -690,7 +708,7 @@ async function main() {
     try {
       await waitReady(plainD, 90_000);
       await attack("E demo routes outside demo mode", plain, async () => {
-        const before = await getJson(`${info.control}/faults`);
+        const before = await getJson(`${info.control}/faults`, { headers: controlHeaders });
         const methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"];
         const bodies: Record<string, string> = { faults: JSON.stringify({ fault: "ta-slow", role: "cluster-scraper", ms: 1 }), scenario: JSON.stringify({ name: "calm" }) };
         const results = new Set<string>();
@@ -709,9 +727,9 @@ async function main() {
           }
           await sleep(1_000);
         }
-        const after = await getJson(`${info.control}/faults`);
+        const after = await getJson(`${info.control}/faults`, { headers: controlHeaders });
         const unchanged = before.text === after.text;
-        if (!unchanged) await fetch(`${info.control}/faults`, { method: "DELETE" }).then((r) => r.arrayBuffer());
+        if (!unchanged) await fetch(`${info.control}/faults`, { method: "DELETE", headers: controlHeaders }).then((r) => r.arrayBuffer());
         return {
           figure: all404 ? `all ${methods.length * 2} answered 404` : `not 404: ${[...results].join(", ")}${unchanged ? "" : "; A FAULT WAS INJECTED"}`,
           checks: { "every demo route 404": all404, "demo cluster untouched": unchanged },
@@ -778,7 +796,9 @@ async function main() {
       await waitReady(tokenD, 90_000);
       await attack("I token brute force (2,000 wrong tokens)", tok, async () => {
         const t0 = performance.now();
-        const res = await pool(2000, 20, 20_000, () => getJson(`${tokenD.base}/api/v1/summary?cluster=demo`, { headers: { Authorization: `Bearer ${crypto.randomBytes(24).toString("hex")}` } }));
+        // The attacker comes from another loopback address (127.0.0.2) than the legitimate client (127.0.0.1), as it would
+        // from another host: a limit per client address must stop the one without locking out the other.
+        const res = await pool(2000, 20, 20_000, () => getFrom("127.0.0.2", `${tokenD.base}/api/v1/summary?cluster=demo`, { Authorization: `Bearer ${crypto.randomBytes(24).toString("hex")}` }));
         const secs = elapsedS(t0);
         const last = res.slice(-500);
         const refusedLate = last.filter((r) => r.status === 429).length;

@@ -84,7 +84,8 @@ async function main() {
   log(`JSON.parse of ${(jsonBytes / 1e6).toFixed(0)} MB: ${parseMs.toFixed(0)} ms CPU`);
 
   // Churn during the run: a rollout of the per-node agents.
-  await fetch(`${info.control}/faults`, { method: "POST", body: JSON.stringify({ fault: "rollout", role: "per-node" }) });
+  const controlHeaders = { Authorization: `Bearer ${info.controlToken}` };
+  await fetch(`${info.control}/faults`, { method: "POST", headers: controlHeaders, body: JSON.stringify({ fault: "rollout", role: "per-node" }) });
 
   // Polls: wall, CPU, bytes from the dashboard's own /metrics; API latency sampled all along.
   const polls: { wallMs: number; cpuMs: number; bytes: number }[] = [];
@@ -175,7 +176,7 @@ async function main() {
   const targetsFirstRowsMs = performance.now() - t;
   await browser.close();
 
-  const soak = SOAK_S > 0 ? await soakRun(base, info.control, server.pid!, config.history.path) : null;
+  const soak = SOAK_S > 0 ? await soakRun(base, info.control, controlHeaders, server.pid!, config.history.path) : null;
 
   const cpu = polls.map((p) => p.cpuMs);
   const wall = polls.map((p) => p.wallMs);
@@ -238,17 +239,17 @@ function slope(points: { x: number; y: number }[]): number {
 }
 
 /** Polls go on for SOAK_S seconds while the demo churns; RSS of the dashboard's process tree every 30 s. */
-async function soakRun(base: string, control: string, pid: number, historyPath: string | undefined) {
+async function soakRun(base: string, control: string, headers: Record<string, string>, pid: number, historyPath: string | undefined) {
   log(`soak: ${SOAK_S} s with churn...`);
-  const truth = (await (await fetch(`${control}/truth`)).json()) as { collectors: { role: string; node: string }[] };
+  const truth = (await (await fetch(`${control}/truth`, { headers })).json()) as { collectors: { role: string; node: string }[] };
   const nodes = truth.collectors.filter((c) => c.role === "per-node").map((c) => c.node).sort();
-  const fault = (body: object) => fetch(`${control}/faults`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
+  const fault = (body: object) => fetch(`${control}/faults`, { method: "POST", headers, body: JSON.stringify(body) }).then((r) => r.arrayBuffer());
   const steps = [
     () => fault({ fault: "rollout", role: "per-node" }),
     () => fault({ fault: "collector-crashloop", node: nodes[Math.floor(Math.random() * nodes.length)] }),
     () => fault({ fault: "node-add" }),
     () => fault({ fault: "collector-not-ready", node: nodes[Math.floor(Math.random() * nodes.length)] }),
-    () => fetch(`${control}/faults`, { method: "DELETE" }).then((r) => r.arrayBuffer()),
+    () => fetch(`${control}/faults`, { method: "DELETE", headers }).then((r) => r.arrayBuffer()),
   ];
   const t0 = Date.now();
   const pollsAt0 = (await metrics(base)).get("allocation_lens_last_poll_timestamp_seconds") ?? 0;

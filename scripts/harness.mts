@@ -59,14 +59,15 @@ export interface Dashboard {
 }
 
 /**
- * The built dashboard under `next start -H 127.0.0.1` with ALLOCATION_LENS_CONFIG=`config`. Without `capture`, stdout is
+ * The built dashboard as `npm start` runs it (scripts/start.mjs: the server entry with its inbound limits, in front of
+ * Next.js) on 127.0.0.1:`port` with ALLOCATION_LENS_CONFIG=`config`. Without `capture`, stdout is
  * dropped and stderr inherited (the bench); with it, both are kept for output().
  */
 export function startDashboard(opts: { config: string; port: number; nodeArgs?: string[]; env?: Record<string, string>; capture?: boolean }): Dashboard {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), nextBin, "start", "-p", String(opts.port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", opts.capture ? "pipe" : "ignore", opts.capture ? "pipe" : "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: opts.config, NEXT_TELEMETRY_DISABLED: "1", ...(opts.env ?? {}) },
+    env: { ...process.env, ALLOCATION_LENS_CONFIG: opts.config, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: String(opts.port), ...(opts.env ?? {}) },
   });
   children.add(child);
   const chunks: Buffer[] = [];

@@ -10,7 +10,10 @@ import "server-only";
 import fs from "node:fs";
 import { NextResponse, type NextRequest } from "next/server";
 import { configPathFromEnv, loadConfigFile } from "@/server/config";
-import { compilePolicy, decide, tokenDigests, type AuthDecision, type AuthPolicy } from "@/lib/auth/decide";
+import { compilePolicy, decide, isExempt, type AuthDecision, type AuthPolicy } from "@/lib/auth/decide";
+import { clientKey, FailureLimiter } from "@/lib/auth/failures";
+import { isDemoPath, routePath } from "@/lib/inbound/gate";
+import { readTokenFile, tokenFileProblems } from "@/server/tokens";
 import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
 import { contentSecurityPolicy, DEFAULT_FRAME_ANCESTORS, newNonce, STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
 import { peerFromHeaders } from "@/server/security/peer";
@@ -19,14 +22,20 @@ export interface SecurityPolicy {
   auth: AuthPolicy;
   tokenFile: string | undefined;
   frameAncestors: string[];
+  /** demo mode (the embedded demo, or a configuration with `demo`): the only mode in which /api/v1/demo/* exists */
+  demo: boolean;
+  /** token mode: failed attempts per client address within windowMs before 429 */
+  failures: { maxFailures: number; windowMs: number };
   /** set when the configuration cannot be loaded: every request but the probes is refused with this message */
   broken?: string;
 }
 
 const KEY = Symbol.for("allocation-lens.security-policy");
 const TOKENS = Symbol.for("allocation-lens.tokens");
+const FAILURES = Symbol.for("allocation-lens.auth-failures");
 type Holder = {
   [KEY]?: SecurityPolicy;
+  [FAILURES]?: FailureLimiter;
   [TOKENS]?: { file: string; mtimeMs: number; size: number; checkedAt: number; digests: Buffer[] | null };
 };
 
@@ -34,6 +43,8 @@ const OPEN: SecurityPolicy = {
   auth: { mode: "none", trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] },
   tokenFile: undefined,
   frameAncestors: [...DEFAULT_FRAME_ANCESTORS],
+  demo: true,
+  failures: { maxFailures: 10, windowMs: 60_000 },
 };
 
 export function loadSecurityPolicy(file = configPathFromEnv()): SecurityPolicy {
@@ -44,9 +55,11 @@ export function loadSecurityPolicy(file = configPathFromEnv()): SecurityPolicy {
       auth: compilePolicy(config.auth),
       tokenFile: config.auth.tokenFile,
       frameAncestors: config.embed.frameAncestors,
+      demo: Boolean(config.demo),
+      failures: { maxFailures: config.auth.maxFailedAttempts, windowMs: config.auth.failureWindowSeconds * 1000 },
     };
   } catch (e) {
-    return { ...OPEN, auth: { ...OPEN.auth, mode: "token" }, broken: `the configuration cannot be loaded: ${(e as Error).message.split("\n")[0]}` };
+    return { ...OPEN, demo: false, auth: { ...OPEN.auth, mode: "token" }, broken: `the configuration cannot be loaded: ${(e as Error).message.split("\n")[0]}` };
   }
 }
 
@@ -56,11 +69,18 @@ export function securityPolicy(): SecurityPolicy {
   return holder[KEY];
 }
 
-/** For tests: forget the cached policy and tokens. */
+/** For tests: forget the cached policy, tokens and failure counts. */
 export function resetSecurityPolicy(policy?: SecurityPolicy): void {
   const holder = globalThis as Holder;
   holder[KEY] = policy;
   holder[TOKENS] = undefined;
+  holder[FAILURES] = undefined;
+}
+
+function failureLimiter(policy: SecurityPolicy): FailureLimiter {
+  const holder = globalThis as Holder;
+  holder[FAILURES] ??= new FailureLimiter({ ...policy.failures, maxEntries: 10_000 });
+  return holder[FAILURES];
 }
 
 const RECHECK_MS = 5_000;
@@ -76,10 +96,11 @@ export function currentTokens(file: string, now = Date.now()): Buffer[] | null {
       cached.checkedAt = now;
       return cached.digests;
     }
-    const digests = tokenDigests(fs.readFileSync(file, "utf8"));
-    holder[TOKENS] = { file, mtimeMs: st.mtimeMs, size: st.size, checkedAt: now, digests };
-    if (!digests.length) console.error(`allocation-lens: the token file ${file} holds no token: every request is refused`);
-    return digests;
+    const parsed = readTokenFile(file);
+    holder[TOKENS] = { file, mtimeMs: st.mtimeMs, size: st.size, checkedAt: now, digests: parsed.digests };
+    // named by line, never quoted; such lines are not accepted as tokens
+    for (const line of tokenFileProblems(file, parsed)) console.error(line);
+    return parsed.digests;
   } catch (e) {
     if (cached?.file !== file || cached.digests !== null) console.error(`allocation-lens: cannot read the token file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     holder[TOKENS] = { file, mtimeMs: 0, size: 0, checkedAt: now, digests: null };
@@ -94,8 +115,22 @@ export function authorize(request: NextRequest, policy = securityPolicy()): Auth
     if (d.allow && d.reason === "exempt") return d;
     return { allow: false, status: 503, code: "misconfigured", message: policy.broken };
   }
-  const tokens = policy.auth.mode === "token" && policy.tokenFile ? currentTokens(policy.tokenFile) : [];
-  return decide(policy.auth, { path, peer: peerFromHeaders(request.headers), header: (n) => request.headers.get(n) }, tokens);
+  const peer = peerFromHeaders(request.headers);
+  const req = { path, peer, header: (n: string) => request.headers.get(n) };
+  if (policy.auth.mode !== "token") return decide(policy.auth, req, []);
+  // Token mode: an address that sent too many wrong tokens is refused, unchecked, until its window ends.
+  if (isExempt(path, policy.auth.exemptPaths)) return decide(policy.auth, req, []);
+  const limiter = failureLimiter(policy);
+  const key = clientKey(peer);
+  const now = Date.now();
+  const wait = limiter.retryAfterSeconds(key, now);
+  if (wait > 0) {
+    return { allow: false, status: 429, code: "too_many_failures", message: `too many failed authentication attempts from this address; retry in ${wait} s`, retryAfterSeconds: wait };
+  }
+  const decision = decide(policy.auth, req, policy.tokenFile ? currentTokens(policy.tokenFile) : null);
+  if (!decision.allow && decision.code === "invalid_token") limiter.fail(key, now);
+  else if (decision.allow) limiter.succeed(key);
+  return decision;
 }
 
 function withSecurityHeaders(res: NextResponse, csp: string): NextResponse {
@@ -109,11 +144,16 @@ export function guard(request: NextRequest): NextResponse {
   const policy = securityPolicy();
   const nonce = newNonce(crypto.getRandomValues(new Uint8Array(18)));
   const csp = contentSecurityPolicy({ nonce, frameAncestors: policy.frameAncestors, dev: process.env.NODE_ENV === "development" });
+  // Outside demo mode the demo routes do not exist (the server entry's gate already says so before reading a body).
+  if (!policy.demo && isDemoPath(routePath(request.nextUrl.pathname, "") ?? "")) {
+    return withSecurityHeaders(NextResponse.json({ error: { code: "not_found", message: "not found" } }, { status: 404, headers: { "Cache-Control": "no-store" } }), csp);
+  }
   const decision = authorize(request, policy);
   if (!decision.allow) {
     const body = { error: { code: decision.code, message: decision.message } };
     const res = NextResponse.json(body, { status: decision.status, headers: { "Cache-Control": "no-store" } });
     if (decision.wwwAuthenticate) res.headers.set("WWW-Authenticate", decision.wwwAuthenticate);
+    if (decision.retryAfterSeconds) res.headers.set("Retry-After", String(decision.retryAfterSeconds));
     return withSecurityHeaders(res, csp);
   }
   const headers = new Headers(request.headers);

@@ -1,22 +1,39 @@
 import "server-only";
 /**
  * The dashboard's side of demo mode: forwards validated fault and scenario requests to the demo cluster's control API named
- * in the configuration. Outside demo mode these routes answer 404, as if they did not exist.
+ * in the configuration, with its token (read from demo.controlTokenFile, never returned or logged). Outside demo mode these
+ * routes answer 404, as if they did not exist (the server entry's gate and proxy.ts already answer so).
  */
+import fs from "node:fs";
 import { parseFault } from "@/lib/demo/faults";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 
-async function controlUrl(): Promise<string> {
+async function control(): Promise<{ url: string; tokenFile: string }> {
   const runtime = await getRuntime();
-  const url = runtime.config.demo?.control;
-  if (!url) throw new ApiError(404, "not_found", "not found");
-  return url;
+  const demo = runtime.config.demo;
+  if (!demo) throw new ApiError(404, "not_found", "not found");
+  return { url: demo.control, tokenFile: demo.controlTokenFile };
+}
+
+/** 404 outside demo mode: routes call it before they read a body. */
+export async function assertDemo(): Promise<void> {
+  await control();
+}
+
+function readToken(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch (e) {
+    throw new ApiError(502, "demo_control", `cannot read the demo control token file ${file}: ${(e as NodeJS.ErrnoException).code ?? "unreadable"}`);
+  }
 }
 
 async function forward(path: string, init: RequestInit): Promise<unknown> {
-  const base = await controlUrl();
-  const res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(10_000) });
+  const { url: base, tokenFile } = await control();
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${readToken(tokenFile)}`);
+  const res = await fetch(`${base}${path}`, { ...init, headers, signal: AbortSignal.timeout(10_000) });
   const body = (await res.json().catch(() => ({}))) as { error?: string };
   if (!res.ok) throw new ApiError(res.status === 400 ? 400 : 502, "demo_control", body.error ?? `demo control answered HTTP ${res.status}`);
   return body;
@@ -27,7 +44,7 @@ export async function demoStatus(): Promise<unknown> {
 }
 
 export async function demoFault(body: unknown): Promise<unknown> {
-  await controlUrl();
+  await control();
   const parsed = parseFault(body);
   if (!parsed.ok) throw new ApiError(400, "bad_fault", parsed.error);
   return forward("/faults", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(parsed.fault) });
@@ -38,6 +55,7 @@ export async function demoHeal(): Promise<unknown> {
 }
 
 export async function demoScenario(name: unknown): Promise<unknown> {
+  await control();
   if (typeof name !== "string") throw new ApiError(400, "bad_request", "expected {\"name\": <scenario>}");
   return forward("/scenario", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
 }

@@ -14,9 +14,14 @@ export interface DemoInfo {
   targetAllocators: Record<string, { url: string; flavor: string; ca?: string; cert?: string; key?: string }>;
   dashboardConfig: string;
   control: string;
+  controlToken: string;
+  controlTokenFile: string;
 }
 
-function hasSourceTree(dir: string): boolean {
+/** Said when there is no configuration and no source tree to run the embedded demo from (the container image). */
+export const NO_CONFIGURATION = "no configuration: set ALLOCATION_LENS_CONFIG; the embedded demo needs the source tree (npm start)";
+
+export function hasSourceTree(dir: string): boolean {
   try {
     const names = new Set(fs.readdirSync(dir));
     return ["tsconfig", "package-lock"].every((n) => names.has(`${n}.json`)) && names.has("server");
@@ -29,7 +34,7 @@ export async function launchDemo(args: string[] = [], cwd = process.cwd(), timeo
   const entry = path.join(cwd, "server", "demo", "main.ts");
   // The standalone output (the container image) has no source tree: its file tracing copies main.ts and any file named by a
   // literal path here, not the code main.ts needs. So the check lists the directory instead of naming a file.
-  if (!hasSourceTree(cwd)) throw new Error("no configuration: set ALLOCATION_LENS_CONFIG; the embedded demo needs the source tree (npm start)");
+  if (!hasSourceTree(cwd)) throw new Error(NO_CONFIGURATION);
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", entry, ...args], {
     cwd,
     stdio: ["ignore", "pipe", "inherit"],

@@ -6,7 +6,9 @@ import {
   decide,
   isExempt,
   isTrustedPeer,
+  MIN_TOKEN_LENGTH,
   OAUTH2_PROXY_UPSTREAM_HEADERS,
+  parseTokenFile,
   tokenDigests,
   tokenMatches,
   USER_HEADERS,
@@ -69,14 +71,32 @@ describe("exempt paths", () => {
 
 describe("tokens", () => {
   it("reads one token per line, ignoring blanks and comments, and matches in constant time", () => {
-    const digests = tokenDigests("# portal\nalpha-123\n\n  beta-456  \r\n#gamma\n");
+    const alpha = "alpha-0123456789abcdefghijklmnopq";
+    const beta = "beta-0123456789abcdefghijklmnopqr";
+    const digests = tokenDigests(`# portal\n${alpha}\n\n  ${beta}  \r\n#gamma\n`);
     expect(digests).toHaveLength(2);
-    expect(tokenMatches("alpha-123", digests)).toBe(true);
-    expect(tokenMatches("beta-456", digests)).toBe(true);
+    expect(tokenMatches(alpha, digests)).toBe(true);
+    expect(tokenMatches(beta, digests)).toBe(true);
     expect(tokenMatches("gamma", digests)).toBe(false);
-    expect(tokenMatches("alpha-12", digests)).toBe(false);
+    expect(tokenMatches(alpha.slice(0, -1), digests)).toBe(false);
     expect(tokenMatches("", digests)).toBe(false);
-    expect(tokenMatches("alpha-123", [])).toBe(false);
+    expect(tokenMatches(alpha, [])).toBe(false);
+  });
+
+  it(`refuses tokens shorter than ${MIN_TOKEN_LENGTH} characters or with spaces, naming the line, never the token`, () => {
+    const long = "x".repeat(MIN_TOKEN_LENGTH);
+    const f = parseTokenFile(`# comment\n${long}\nshort-secret-value\n\nhas a space in it but is long enough ok\n${"y".repeat(MIN_TOKEN_LENGTH - 1)}\n`);
+    expect(f.digests).toHaveLength(1);
+    expect(tokenMatches(long, f.digests)).toBe(true);
+    expect(tokenMatches("short-secret-value", f.digests)).toBe(false);
+    expect(f.problems.map((p) => p.line)).toEqual([3, 5, 6]);
+    expect(f.problems[0].message).toContain(`at least ${MIN_TOKEN_LENGTH} characters`);
+    expect(f.problems[0].message).toContain("has 18");
+    for (const p of f.problems) {
+      expect(p.message).not.toContain("short-secret");
+      expect(p.message).not.toContain("yyyy");
+      expect(p.message).not.toContain("space in it");
+    }
   });
 
   it("takes the bearer token from the Authorization header only", () => {
@@ -131,13 +151,14 @@ describe("decide", () => {
 
   it("mode token: 401 with WWW-Authenticate without or with a wrong token; 503 when the token file cannot be read", () => {
     const p = compilePolicy({ mode: "token", trustedProxies: [], exemptPaths });
-    const tokens = tokenDigests("s3cret\n");
-    expect(decide(p, req("/api/v1/summary", "1.2.3.4", { authorization: "Bearer s3cret" }), tokens)).toMatchObject({ allow: true, reason: "token" });
+    const secret = "s3cret-0123456789abcdefghijklmnop";
+    const tokens = tokenDigests(`${secret}\n`);
+    expect(decide(p, req("/api/v1/summary", "1.2.3.4", { authorization: `Bearer ${secret}` }), tokens)).toMatchObject({ allow: true, reason: "token" });
     const none = decide(p, req("/api/v1/summary", "1.2.3.4"), tokens);
     expect(none).toMatchObject({ allow: false, status: 401, code: "unauthenticated" });
     expect(none.allow === false && none.wwwAuthenticate).toContain("Bearer");
     expect(decide(p, req("/", "1.2.3.4", { authorization: "Bearer wrong" }), tokens)).toMatchObject({ allow: false, status: 401, code: "invalid_token" });
-    expect(decide(p, req("/metrics", "1.2.3.4", { authorization: "Bearer s3cret" }), null)).toMatchObject({ allow: false, status: 503 });
+    expect(decide(p, req("/metrics", "1.2.3.4", { authorization: `Bearer ${secret}` }), null)).toMatchObject({ allow: false, status: 503 });
     expect(decide(p, req("/metrics", "1.2.3.4", { authorization: "Bearer " }), [])).toMatchObject({ allow: false, status: 401 });
     expect(decide(p, req("/api/healthz", undefined), null)).toMatchObject({ allow: true, reason: "exempt" });
   });

@@ -54,7 +54,7 @@ export interface AuthRequest {
 
 export type AuthDecision =
   | { allow: true; user: string | null; reason: "none" | "exempt" | "proxy" | "token" }
-  | { allow: false; status: 401 | 403 | 503; code: string; message: string; wwwAuthenticate?: string };
+  | { allow: false; status: 401 | 403 | 429 | 503; code: string; message: string; wwwAuthenticate?: string; retryAfterSeconds?: number };
 
 export function compilePolicy(settings: AuthSettings): AuthPolicy {
   const trustedProxies = settings.trustedProxies.map((t) => {
@@ -74,13 +74,35 @@ export function isTrustedPeer(peer: string | undefined, trusted: readonly Cidr[]
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
-/** Digests of the tokens of a token file: one per line; blank lines and `#` comments ignored. */
+/** Shorter tokens are refused at load: a bearer token must not be guessable (`openssl rand -base64 32` gives 44). */
+export const MIN_TOKEN_LENGTH = 32;
+
+export interface TokenFile {
+  digests: Buffer[];
+  /** lines that hold no usable token, by line number (1-based); the message never quotes the token */
+  problems: { line: number; message: string }[];
+}
+
+/**
+ * A token file: one token per line; blank lines and `#` comments ignored. A token shorter than MIN_TOKEN_LENGTH or with
+ * spaces in it is not accepted (and named by its line number in `problems`).
+ */
+export function parseTokenFile(fileText: string): TokenFile {
+  const digests: Buffer[] = [];
+  const problems: TokenFile["problems"] = [];
+  fileText.split(/\r?\n/).forEach((raw, i) => {
+    const l = raw.trim();
+    if (!l || l.startsWith("#")) return;
+    if (/\s/.test(l)) problems.push({ line: i + 1, message: "a token cannot contain spaces" });
+    else if (l.length < MIN_TOKEN_LENGTH) problems.push({ line: i + 1, message: `a token must be at least ${MIN_TOKEN_LENGTH} characters long (this one has ${l.length}); generate one with \`openssl rand -base64 32\`` });
+    else digests.push(digest(l));
+  });
+  return { digests, problems };
+}
+
+/** Digests of the usable tokens of a token file (see parseTokenFile). */
 export function tokenDigests(fileText: string): Buffer[] {
-  return fileText
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"))
-    .map(digest);
+  return parseTokenFile(fileText).digests;
 }
 
 /** Constant-time membership: every configured digest is compared, whatever matches first. */

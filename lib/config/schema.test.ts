@@ -60,8 +60,47 @@ describe("parseConfig", () => {
     const r = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.config.auth).toEqual({ mode: "none", trustedProxies: [], exemptPaths: ["/api/healthz", "/api/readyz"] });
+    expect(r.config.auth).toEqual({
+      mode: "none",
+      trustedProxies: [],
+      exemptPaths: ["/api/healthz", "/api/readyz"],
+      allowAnonymous: false,
+      maxFailedAttempts: 10,
+      failureWindowSeconds: 60,
+    });
     expect(r.config.embed).toEqual({ frameAncestors: ["'self'"] });
+    expect(r.config.server).toEqual({
+      maxBodyBytes: 65536,
+      headersTimeoutSeconds: 10,
+      requestTimeoutSeconds: 30,
+      keepAliveTimeoutSeconds: 5,
+      idleTimeoutSeconds: 60,
+      maxConnections: 256,
+      maxHeaderBytes: 16384,
+      maxHeadersCount: 100,
+    });
+  });
+
+  it("validates the server limits and the new auth fields", () => {
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const partial = parseConfig({ ...base, server: { maxBodyBytes: 4096 }, auth: { mode: "none", allowAnonymous: true } });
+    expect(partial.ok && partial.config.server).toMatchObject({ maxBodyBytes: 4096, requestTimeoutSeconds: 30 });
+    expect(partial.ok && partial.config.auth.allowAnonymous).toBe(true);
+    const bad = parseConfig({
+      ...base,
+      server: { maxBodyBytes: 10, headersTimeoutSeconds: 60, requestTimeoutSeconds: 30, maxConnections: 0 },
+      auth: { mode: "token", tokenFile: "/t", allowAnonymous: true, maxFailedAttempts: 0 },
+    });
+    expect(bad.ok).toBe(false);
+    const errors = !bad.ok ? bad.errors.join("\n") : "";
+    expect(errors).toContain("server.maxBodyBytes");
+    expect(errors).toContain("server.maxConnections");
+    expect(errors).toContain("auth.allowAnonymous: allowAnonymous only applies to mode none");
+    expect(errors).toContain("auth.maxFailedAttempts");
+    const order = parseConfig({ ...base, server: { headersTimeoutSeconds: 60, requestTimeoutSeconds: 30 } });
+    expect(!order.ok && order.errors.join("\n")).toContain("server.headersTimeoutSeconds: must not exceed requestTimeoutSeconds");
+    const demo = parseConfig({ ...base, demo: { control: "http://127.0.0.1:9" } });
+    expect(!demo.ok && demo.errors.join("\n")).toContain("demo.controlTokenFile");
   });
 
   it("validates auth and embed: modes, proxy addresses, token file, exempt paths, frame-ancestors", () => {

@@ -8,6 +8,7 @@ import { parseCidr } from "@/lib/auth/cidr";
 import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
 import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/headers";
 import { parseMatcher } from "@/lib/prometheus/promql";
+import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
 
 const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
   message: "expected a Kubernetes label key such as app.kubernetes.io/component",
@@ -97,7 +98,16 @@ export const clusterSchema = z
   })
   .strict();
 
-/** Who may read the dashboard (see lib/auth/decide.ts). Default: everyone (`none`), for local use. */
+const DEFAULT_AUTH = {
+  mode: "none" as const,
+  trustedProxies: [] as string[],
+  exemptPaths: [...DEFAULT_EXEMPT_PATHS] as string[],
+  allowAnonymous: false,
+  maxFailedAttempts: 10,
+  failureWindowSeconds: 60,
+};
+
+/** Who may read the dashboard (see lib/auth/decide.ts). Default: everyone (`none`), for local use on loopback. */
 export const authSchema = z
   .object({
     mode: z.enum(["none", "proxy", "token"], { message: 'expected "none", "proxy" or "token"' }).default("none"),
@@ -113,9 +123,17 @@ export const authSchema = z
     exemptPaths: z
       .array(z.string().regex(/^\/[A-Za-z0-9._~\/-]*(\/\*)?$/, { message: "expected a path such as /api/healthz (or a prefix ending in /*)" }))
       .default([...DEFAULT_EXEMPT_PATHS]),
+    /** mode none on a non-loopback address: the server refuses to start unless this says it is meant (lib/auth/exposure.ts) */
+    allowAnonymous: z.boolean({ message: "expected true or false" }).default(false),
+    /** token mode: failed attempts per client address (IPv6: per /64) within failureWindowSeconds before it gets 429 */
+    maxFailedAttempts: z.number({ message: "expected a number of attempts" }).int().min(1).max(10_000).default(DEFAULT_AUTH.maxFailedAttempts),
+    failureWindowSeconds: z.number({ message: "expected a number of seconds" }).positive().max(86_400).default(DEFAULT_AUTH.failureWindowSeconds),
   })
   .strict()
   .superRefine((a, ctx) => {
+    if (a.allowAnonymous && a.mode !== "none") {
+      ctx.addIssue({ code: "custom", path: ["allowAnonymous"], message: "allowAnonymous only applies to mode none: remove it" });
+    }
     if (a.mode === "proxy" && a.trustedProxies.length === 0) {
       ctx.addIssue({ code: "custom", path: ["trustedProxies"], message: "mode proxy needs the addresses of the authenticating proxy (IPs or CIDR ranges)" });
     }
@@ -123,6 +141,21 @@ export const authSchema = z
       ctx.addIssue({ code: "custom", path: ["tokenFile"], message: "mode token needs tokenFile: a file with one bearer token per line" });
     }
   });
+
+/** The limits of the dashboard's own HTTP server (lib/inbound/limits.ts): body size, timeouts, connections, headers. */
+export const serverSchema = z
+  .object({
+    maxBodyBytes: z.number({ message: "expected a number of bytes" }).int().min(1024).max(16 * 1024 * 1024).default(DEFAULT_INBOUND_LIMITS.maxBodyBytes),
+    headersTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(300).default(DEFAULT_INBOUND_LIMITS.headersTimeoutSeconds),
+    requestTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(600).default(DEFAULT_INBOUND_LIMITS.requestTimeoutSeconds),
+    keepAliveTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(600).default(DEFAULT_INBOUND_LIMITS.keepAliveTimeoutSeconds),
+    idleTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(3600).default(DEFAULT_INBOUND_LIMITS.idleTimeoutSeconds),
+    maxConnections: z.number({ message: "expected a number of connections" }).int().min(1).max(100_000).default(DEFAULT_INBOUND_LIMITS.maxConnections),
+    maxHeaderBytes: z.number({ message: "expected a number of bytes" }).int().min(1024).max(1024 * 1024).default(DEFAULT_INBOUND_LIMITS.maxHeaderBytes),
+    maxHeadersCount: z.number({ message: "expected a number of headers" }).int().min(10).max(2000).default(DEFAULT_INBOUND_LIMITS.maxHeadersCount),
+  })
+  .strict()
+  .refine((s) => s.headersTimeoutSeconds <= s.requestTimeoutSeconds, { path: ["headersTimeoutSeconds"], message: "must not exceed requestTimeoutSeconds" });
 
 /** How portals may embed the views: the CSP frame-ancestors sources. */
 export const embedSchema = z
@@ -188,10 +221,20 @@ export const configSchema = z
       })
       .strict()
       .default({ retentionDays: 7, maxBytes: 256 * 1024 * 1024 }),
-    auth: authSchema.default({ mode: "none", trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] }),
+    auth: authSchema.default({ ...DEFAULT_AUTH, trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] }),
     embed: embedSchema.default({ frameAncestors: [...DEFAULT_FRAME_ANCESTORS] }),
-    /** Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. */
-    demo: z.object({ control: z.url() }).strict().optional(),
+    server: serverSchema.default({ ...DEFAULT_INBOUND_LIMITS }),
+    /**
+     * Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. The control API wants its
+     * per-run token, read from controlTokenFile (the demo writes both into the configuration it generates).
+     */
+    demo: z
+      .object({
+        control: z.url(),
+        controlTokenFile: z.string().min(1, "expected the path of the file holding the demo control API's token"),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -207,6 +250,7 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type TaConfig = z.infer<typeof taSchema>;
 export type AuthConfig = z.infer<typeof authSchema>;
 export type EmbedConfig = z.infer<typeof embedSchema>;
+export type ServerConfig = z.infer<typeof serverSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
 export type TlsConfig = z.infer<typeof tlsSchema>;
 

@@ -127,7 +127,7 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
       },
       async truth() {
         // GET <control>/truth, the ground truth as the control API serves it
-        const r = await fetch(`${demo.info.control}/truth`, { signal: AbortSignal.timeout(5000) });
+        const r = await fetch(`${demo.info.control}/truth`, { headers: { Authorization: `Bearer ${demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
         expect(r.status).toBe(200);
         return (await r.json()) as Truth;
       },
@@ -267,7 +267,7 @@ export async function summary(lens: Lens): Promise<SummaryLike> {
 
 /** DELETE <control>/faults, then wait (bounded) until the API shows the calm cluster again. */
 export async function healAndSettle(lens: Lens, timeoutMs = 25_000): Promise<void> {
-  const r = await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", signal: AbortSignal.timeout(5000) });
+  const r = await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", headers: { Authorization: `Bearer ${lens.demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
   expect(r.status).toBe(200);
   let last: unknown;
   await waitFor(
@@ -290,7 +290,7 @@ export async function healAndSettle(lens: Lens, timeoutMs = 25_000): Promise<voi
 export async function inject(lens: Lens, body: Record<string, unknown>): Promise<string> {
   const r = await fetch(`${lens.demo.info.control}/faults`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { Authorization: `Bearer ${lens.demo.info.controlToken}`, "Content-Type": "application/json" },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(5000),
   });

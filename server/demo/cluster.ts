@@ -46,6 +46,10 @@ export interface DemoInfo {
   targetAllocators: Partial<Record<Role, { url: string; flavor: Flavor; ca?: string; cert?: string; key?: string }>>;
   dashboardConfig: string;
   control: string;
+  /** the control API's per-run token: send `Authorization: Bearer <controlToken>` */
+  controlToken: string;
+  /** the same token in a file (mode 0600), named by the generated dashboard configuration */
+  controlTokenFile: string;
   nodes: number;
   flavor: Flavor;
   tracking: Tracking;
@@ -133,6 +137,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const truth = () => groundTruth(store, world, allocators, o.flavor);
   const control = await startControl({ faults, truth, scenarios: SCENARIOS, scenario: (name) => (scenario.play(name as ScenarioName), name) }, o.host, o.ports?.control ?? 0);
   scenario.play(o.scenario);
+  const controlTokenFile = path.join(dir, "control-token");
+  fs.writeFileSync(controlTokenFile, `${control.token}\n`, { mode: 0o600 });
 
   const dashboardConfig = path.join(dir, "allocation-lens.yaml");
   fs.writeFileSync(
@@ -162,7 +168,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
         },
       ],
       history: { path: path.join(dir, "history.sqlite") },
-      demo: { control: control.url },
+      demo: { control: control.url, controlTokenFile },
     }),
   );
 
@@ -172,6 +178,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     targetAllocators,
     dashboardConfig,
     control: control.url,
+    controlToken: control.token,
+    controlTokenFile,
     nodes: o.nodes,
     flavor: o.flavor,
     tracking: o.tracking,

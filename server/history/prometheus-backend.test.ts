@@ -127,7 +127,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     const flip = async (nodes: { node: string; pod: string }[], want: number[]) => {
       for (const n of nodes) await inject(lens, { fault: "collector-not-ready", node: n.node });
       await waitFor("the not-ready flips in the local store", async () => (await Promise.all(nodes.map((n, i) => flipsOf(n.pod).then((x) => x === want[i] - 1)))).every(Boolean), { timeoutMs: 20_000 });
-      await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", signal: AbortSignal.timeout(5000) });
+      await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", headers: { Authorization: `Bearer ${lens.demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
       await waitFor("the ready flips in the local store", async () => (await Promise.all(nodes.map((n, i) => flipsOf(n.pod).then((x) => x === want[i])))).every(Boolean), { timeoutMs: 20_000 });
     };
     await flip([a], [2]);

@@ -1,9 +1,11 @@
 /**
  * The container image's server, without a Docker engine: the Next.js standalone output (what the Dockerfile copies) built
- * into .next/al-standalone (never clobbering .next), laid out as in the image (static/ and public/ copied beside it), started
- * with `node server.js` as uid 10001 over files it cannot write (the image's read-only root filesystem; when the tests do not
- * run as root, as the current user), on an in-process demo cluster. Checks: probes, the API, auth and security headers,
- * SIGTERM exits 0 promptly with the history flushed to the data directory, and a clear refusal without a configuration.
+ * into .next/al-standalone (never clobbering .next), laid out as in the image (static/ and public/ copied beside it, the
+ * bundled server entry allocation-lens-server.mjs at its root), started with `node allocation-lens-server.mjs` as uid 10001
+ * over files it cannot write (the image's read-only root filesystem; when the tests do not run as root, as the current
+ * user), on an in-process demo cluster. Checks: probes, the API, auth and security headers, the inbound limits (a slow
+ * upload is refused unread), SIGTERM exits 0 promptly with the history flushed to the data directory, and clear refusals
+ * without a configuration, with a bad one, and anonymous on 0.0.0.0.
  *
  * The build (about a minute, 1.4 GiB peak) is reused while no source file is newer than it.
  */
@@ -30,6 +32,8 @@ const APP_UID = 10001;
 const asRoot = process.getuid?.() === 0;
 
 const SOURCES = ["app", "components", "lib", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
+/** The image's command: the bundled server entry (server/inbound/main.ts), as the Dockerfile copies it. */
+const ENTRY = "allocation-lens-server.mjs";
 
 function newestSource(p: string): number {
   const st = fs.statSync(p, { throwIfNoEntry: false });
@@ -76,6 +80,8 @@ async function ensureBuild(): Promise<void> {
   fs.cpSync(path.join(DIST, "static"), staticDir, { recursive: true });
   fs.rmSync(path.join(STANDALONE, "public"), { recursive: true, force: true });
   fs.cpSync(path.join(ROOT, "public"), path.join(STANDALONE, "public"), { recursive: true });
+  const bundled = await run(process.execPath, [path.join(ROOT, "scripts", "build-server.mjs"), "--outfile", path.join(STANDALONE, ENTRY)], { ...process.env });
+  if (bundled.code !== 0) throw new Error(`bundling the server entry failed:\n${bundled.out}`);
 }
 
 function freePort(): Promise<number> {
@@ -98,9 +104,19 @@ interface Server {
 
 function startServer(env: Record<string, string>, port: number, home: string): Server {
   let out = "";
-  const child = spawn(process.execPath, ["server.js"], {
+  const child = spawn(process.execPath, [ENTRY], {
     cwd: STANDALONE,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), HOSTNAME: "127.0.0.1", HOME: home, TMPDIR: home, ...env },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      HOME: home,
+      TMPDIR: home,
+      ALLOCATION_LENS_DIST_DIR: DIST_REL, // the image's build directory is the default .next
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
     ...(asRoot ? { uid: APP_UID, gid: APP_UID } : {}),
   });
@@ -253,6 +269,38 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     expect(clusters.demo).toBe(false);
   });
 
+  it("refuses a 2 GB upload dripped at 256 kB / 100 ms to /api/healthz at once, unread, and still serves", async () => {
+    const socket = net.connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true });
+    let received = "";
+    let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
+    socket.on("connect", () => {
+      socket.write("POST /api/healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2000000000\r\n\r\n");
+      timer = setInterval(() => socket.writable && socket.write(Buffer.alloc(256 * 1024, 0x61)), 100);
+    });
+    socket.on("data", (d) => (received += d));
+    socket.on("error", () => {});
+    const closed = await Promise.race([
+      new Promise<number>((r) => socket.on("close", () => r(Date.now() - started))),
+      new Promise<number>((r) => setTimeout(() => r(Infinity), 5_000)),
+    ]);
+    clearInterval(timer);
+    socket.destroy();
+    expect(closed, `still open after 5 s; received ${JSON.stringify(received.slice(0, 100))}`).toBeLessThan(5_000);
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    // what the client managed to write before the server closed: the socket buffers, not the 2 GB
+    expect(socket.bytesWritten).toBeLessThan(8 * 1024 * 1024);
+    // a body where none is expected is refused the same way, and the demo routes are 404 unread
+    const withBody = await new Promise<string>((resolve) => {
+      const c = net.connect(server.port, "127.0.0.1", () => c.write("GET /api/v1/summary HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello"));
+      let t = "";
+      c.on("data", (d) => (t += d));
+      c.on("close", () => resolve(t));
+    });
+    expect(withBody).toMatch(/^HTTP\/1\.1 413 /);
+    expect((await get(server.port, "/api/healthz")).status).toBe(200);
+  });
+
   it("stops on SIGTERM with exit code 0 within seconds, history flushed to its data directory, nothing written elsewhere", async () => {
     await eventually(() => get(server.port, "/api/readyz"), (r) => r.status === 200, 60_000, "readyz", server);
     const started = Date.now();
@@ -283,6 +331,19 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     expect(s.output()).toContain("clusters: expected at least one cluster");
     expect(s.output()).toMatch(/\(top level\): .*colour/);
     expect(s.output()).toContain("auth.trustedProxies: mode proxy needs the addresses");
+  });
+
+  it("refuses to start anonymously on 0.0.0.0 unless the configuration says so, naming auth.allowAnonymous", async () => {
+    const config = YAML.parse(fs.readFileSync(configFile, "utf8"));
+    config.auth = { mode: "none" };
+    const open = path.join(work, "open.yaml");
+    fs.writeFileSync(open, YAML.stringify(config), { mode: 0o644 });
+    const s = startServer({ ALLOCATION_LENS_CONFIG: open, HOSTNAME: "0.0.0.0" }, await freePort(), appDir(work, "home5"));
+    const exit = await Promise.race([s.exited, new Promise<null>((r) => setTimeout(() => r(null), 60_000))]);
+    if (!exit) s.child.kill("SIGKILL");
+    expect(exit?.code).toBe(1);
+    expect(s.output()).toContain(`refusing to serve anonymously on 0.0.0.0:${s.port}: auth.mode is none in ${open}`);
+    expect(s.output()).toContain("auth.allowAnonymous: true");
   });
 
   it("proxy mode: trusts X-Auth-Request-User from the proxy's address only, whatever headers a client forges", async () => {

@@ -4,7 +4,10 @@
  * API; DELETE /faults heals everything back to the calm truth. One demo process, healed and checked after every test.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import http from "node:http";
 import {
+  controlAuth,
   fault,
   heal,
   kubeGet,
@@ -55,7 +58,7 @@ describe("control API", () => {
     const started = Date.now();
     expect({ "per-node": await taJobs(perNode), "cluster-scraper": await taJobs(scraper) }).toEqual(calmJobs);
     expect(Date.now() - started).toBeLessThan(2000); // ta-slow below is 2500 ms
-    expect((await (await fetch(`${demo.info.control}/faults`)).json()) as unknown).toEqual({ active: [] });
+    expect((await (await fetch(`${demo.info.control}/faults`, { headers: controlAuth(demo.info) })).json()) as unknown).toEqual({ active: [] });
   });
   afterAll(async () => demo?.stop());
 
@@ -76,14 +79,64 @@ describe("control API", () => {
     });
 
     it("a body that is not JSON is a 400", async () => {
-      const r = await fetch(`${demo.info.control}/faults`, { method: "POST", body: "{fault:", signal: AbortSignal.timeout(5000) });
+      const r = await fetch(`${demo.info.control}/faults`, { method: "POST", headers: controlAuth(demo.info), body: "{fault:", signal: AbortSignal.timeout(5000) });
       expect(r.status).toBe(400);
       expect(((await r.json()) as { error: string }).error).toMatch(/JSON/);
     });
 
     it("GET /faults lists what was applied", async () => {
       await fault(demo.info, { fault: "ta-slow", role: "cluster-scraper", ms: 1 });
-      expect((await (await fetch(`${demo.info.control}/faults`)).json()) as unknown).toEqual({ active: [{ fault: "ta-slow", role: "cluster-scraper", ms: 1 }] });
+      expect((await (await fetch(`${demo.info.control}/faults`, { headers: controlAuth(demo.info) })).json()) as unknown).toEqual({ active: [{ fault: "ta-slow", role: "cluster-scraper", ms: 1 }] });
+    });
+  });
+
+  describe("access: a page the demo's user visits cannot drive it (CSRF, DNS rebinding)", () => {
+    /** A raw request with exactly these headers (fetch would set Host and may add Origin itself). */
+    const call = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const u = new URL(demo.info.control);
+        const req = http.request({ host: u.hostname, port: u.port, method, path, headers, agent: false, setHost: false }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    const host = () => new URL(demo.info.control).host;
+    const fault = JSON.stringify({ fault: "ta-outage", role: "per-node", seconds: 30 });
+
+    it("the JSON line and the generated configuration carry the per-run token; the file is private", async () => {
+      expect(demo.info.controlToken).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+      const file = String(demo.info.controlTokenFile);
+      expect(fs.readFileSync(file, "utf8").trim()).toBe(demo.info.controlToken);
+      expect(fs.statSync(file).mode & 0o077).toBe(0);
+      expect(fs.readFileSync(demo.info.dashboardConfig, "utf8")).toContain(`controlTokenFile: ${file}`);
+      expect(fs.readFileSync(demo.info.dashboardConfig, "utf8")).not.toContain(demo.info.controlToken);
+    });
+
+    it("refuses every route without the token, or with a wrong one (401), and applies nothing", async () => {
+      for (const [method, path, body] of [["POST", "/faults", fault], ["DELETE", "/faults"], ["GET", "/faults"], ["GET", "/truth"], ["POST", "/scenario", '{"name":"demo"}']] as const) {
+        for (const auth of [{}, { Authorization: "Bearer wrong" }, { Authorization: `Bearer ${demo.info.controlToken}x` }] as Record<string, string>[]) {
+          const r = await call(method, path, { Host: host(), "Content-Type": "application/json", ...auth }, body);
+          expect(r.status, `${method} ${path} ${JSON.stringify(auth)}`).toBe(401);
+          expect(r.body).not.toContain(demo.info.controlToken);
+        }
+      }
+      expect((await call("GET", "/faults", { Host: host(), ...controlAuth(demo.info) })).body).toContain('"active":[]');
+    });
+
+    it("refuses, with the right token, a Host that is not its own loopback host:port (a DNS-rebound name) and a foreign Origin", async () => {
+      const auth = { ...controlAuth(demo.info), "Content-Type": "application/json" };
+      const port = new URL(demo.info.control).port;
+      for (const h of [`evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${Number(port) + 1}`, "127.0.0.1"]) {
+        expect((await call("POST", "/faults", { ...auth, Host: h }, fault)).status, h).toBe(403);
+      }
+      for (const o of ["http://evil.example", "null", `http://localhost:${port}`, `https://${host()}`]) {
+        expect((await call("POST", "/faults", { ...auth, Host: host(), Origin: o }, fault)).status, o).toBe(403);
+      }
+      expect((await call("GET", "/faults", { ...auth, Host: host(), Origin: `http://${host()}` })).status).toBe(200);
+      expect((await call("GET", "/faults", { ...controlAuth(demo.info), Host: host() })).body).toContain('"active":[]');
     });
   });
 

@@ -32,8 +32,12 @@ export interface DemoInfo {
   targetAllocators: Partial<Record<Role, TaInfo>>;
   dashboardConfig: string;
   control: string;
+  controlToken: string;
   [k: string]: unknown;
 }
+
+/** The headers every control API request needs: its per-run token. */
+export const controlAuth = (info: { controlToken: string }) => ({ Authorization: `Bearer ${info.controlToken}` });
 
 export interface TruthTarget {
   role: Role;
@@ -248,7 +252,7 @@ async function answer(r: Response): Promise<HttpAnswer> {
 export async function postFault(info: DemoInfo, fault: Record<string, unknown>): Promise<HttpAnswer> {
   const r = await fetch(`${info.control}/faults`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { ...controlAuth(info), "Content-Type": "application/json" },
     body: JSON.stringify(fault),
     signal: AbortSignal.timeout(5000),
   });
@@ -263,11 +267,11 @@ export async function fault(info: DemoInfo, body: Record<string, unknown>): Prom
 }
 
 export async function heal(info: DemoInfo): Promise<HttpAnswer> {
-  return answer(await fetch(`${info.control}/faults`, { method: "DELETE", signal: AbortSignal.timeout(5000) }));
+  return answer(await fetch(`${info.control}/faults`, { method: "DELETE", headers: controlAuth(info), signal: AbortSignal.timeout(5000) }));
 }
 
 export async function truth(info: DemoInfo): Promise<Truth> {
-  const r = await fetch(`${info.control}/truth`, { signal: AbortSignal.timeout(5000) });
+  const r = await fetch(`${info.control}/truth`, { headers: controlAuth(info), signal: AbortSignal.timeout(5000) });
   if (r.status !== 200) throw new Error(`GET /truth -> ${r.status}`);
   return (await r.json()) as Truth;
 }

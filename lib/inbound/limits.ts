@@ -1,0 +1,35 @@
+/**
+ * The limits of the dashboard's own HTTP server (server/inbound/server.ts), configured in the `server:` section of the
+ * configuration. Node's defaults (headers 60 s, a request 300 s, no connection cap, a body read in full before anyone
+ * decides) let a few dozen slow clients hold a pod's memory; these are sized for a dashboard whose only request bodies are
+ * the demo's small fault requests.
+ */
+export interface InboundLimits {
+  /** request bodies above this are refused (413); only the demo's fault routes accept one at all */
+  maxBodyBytes: number;
+  /** the request line and headers must arrive within this */
+  headersTimeoutSeconds: number;
+  /** the whole request (headers and body) must arrive within this */
+  requestTimeoutSeconds: number;
+  /** an idle keep-alive connection is closed after this */
+  keepAliveTimeoutSeconds: number;
+  /** a connection with no traffic either way (a client that stopped reading an answer) is closed after this */
+  idleTimeoutSeconds: number;
+  /** open connections at most; further ones are closed at once */
+  maxConnections: number;
+  /** the request line and headers together at most */
+  maxHeaderBytes: number;
+  /** headers per request at most (the rest are dropped) */
+  maxHeadersCount: number;
+}
+
+export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
+  maxBodyBytes: 64 * 1024,
+  headersTimeoutSeconds: 10,
+  requestTimeoutSeconds: 30,
+  keepAliveTimeoutSeconds: 5,
+  idleTimeoutSeconds: 60,
+  maxConnections: 256,
+  maxHeaderBytes: 16 * 1024,
+  maxHeadersCount: 100,
+};

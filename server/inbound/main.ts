@@ -1,0 +1,78 @@
+/**
+ * The server entry of `npm start` and of the container image (bundled by scripts/build-server.mjs into
+ * <dir>/allocation-lens-server.mjs, run from the app directory): our own Node HTTP server with explicit limits and the body
+ * gate (server/inbound/server.ts) in front of Next.js' request handler, instead of `next start` or the standalone
+ * output's server.js, which run with Node's defaults and read every body before proxy.ts decides.
+ *
+ * Environment: PORT (default 3000), HOSTNAME (default 127.0.0.1; the image sets 0.0.0.0), ALLOCATION_LENS_CONFIG or
+ * --config FILE, ALLOCATION_LENS_DIST_DIR (the build directory, default .next). The Next.js configuration is the build's
+ * own, from <distDir>/required-server-files.json (as the standalone server.js has it), so the base path and the rest are
+ * exactly what was built.
+ *
+ * SIGTERM / SIGINT: the server stops accepting connections and closes idle ones; server/boot.ts (run by Next.js'
+ * instrumentation) stops the pollers, flushes the history and exits.
+ */
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import path from "node:path";
+import { preflight } from "@/server/inbound/preflight";
+import { createInboundServer } from "@/server/inbound/server";
+
+async function main(): Promise<void> {
+  (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
+  process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+  const checked = preflight();
+  if (!checked.ok) {
+    console.error(checked.message);
+    process.exit(1);
+  }
+  const { host, port, demo, limits } = checked.settings;
+  const dir = process.cwd();
+  const distDir = process.env.ALLOCATION_LENS_DIST_DIR || ".next";
+  const manifest = path.join(dir, distDir, "required-server-files.json");
+  let conf: { basePath?: string; [k: string]: unknown };
+  try {
+    conf = (JSON.parse(fs.readFileSync(manifest, "utf8")) as { config: typeof conf }).config;
+  } catch (e) {
+    console.error(`allocation-lens: cannot start: no build in ${path.join(dir, distDir)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): run \`npm run build\``);
+    process.exit(1);
+  }
+  // Next's router reads its configuration from here (as the standalone server.js sets it), not from `conf`.
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(conf);
+  const { default: next } = await import("next");
+  const app = next({
+    dev: false,
+    dir,
+    conf: conf as never,
+    hostname: host,
+    port,
+    // Next attaches its WebSocket upgrade handler (dev HMR, rewrites to WebSocket backends) to the server it is given. The
+    // dashboard has none: it gets a sink, and an Upgrade request is an ordinary request through the gate.
+    httpServer: new EventEmitter() as never,
+  });
+  await app.prepare(); // runs instrumentation.ts: the runtime starts (configuration, pollers, demo cluster)
+  const handle = app.getRequestHandler();
+  const server = createInboundServer({
+    limits,
+    gate: { demo, basePath: conf.basePath ?? "" },
+    handler: (req, res) => handle(req, res),
+    onError: (e, req) => console.error(`allocation-lens: ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.stack ?? e}`),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  console.log(`allocation-lens: serving on http://${shown}:${port}${conf.basePath ?? ""}`);
+  const stop = () => {
+    server.close();
+    server.closeIdleConnections();
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+main().catch((e) => {
+  console.error(`allocation-lens: cannot start: ${(e as Error)?.stack ?? e}`);
+  process.exit(1);
+});
