@@ -78,6 +78,7 @@ describe("parseConfig", () => {
       maxConnections: 256,
       maxHeaderBytes: 16384,
       maxHeadersCount: 100,
+      maxRequestsPerClient: 32,
     });
   });
 

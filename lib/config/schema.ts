@@ -153,6 +153,7 @@ export const serverSchema = z
     maxConnections: z.number({ message: "expected a number of connections" }).int().min(1).max(100_000).default(DEFAULT_INBOUND_LIMITS.maxConnections),
     maxHeaderBytes: z.number({ message: "expected a number of bytes" }).int().min(1024).max(1024 * 1024).default(DEFAULT_INBOUND_LIMITS.maxHeaderBytes),
     maxHeadersCount: z.number({ message: "expected a number of headers" }).int().min(10).max(2000).default(DEFAULT_INBOUND_LIMITS.maxHeadersCount),
+    maxRequestsPerClient: z.number({ message: "expected a number of requests" }).int().min(8).max(100_000).default(DEFAULT_INBOUND_LIMITS.maxRequestsPerClient),
   })
   .strict()
   .refine((s) => s.headersTimeoutSeconds <= s.requestTimeoutSeconds, { path: ["headersTimeoutSeconds"], message: "must not exceed requestTimeoutSeconds" });

@@ -21,6 +21,11 @@ export interface InboundLimits {
   maxHeaderBytes: number;
   /** headers per request at most (the rest are dropped) */
   maxHeadersCount: number;
+  /**
+   * requests of one client (an address, or the user the trusted proxy names) being answered at once; more get 429 at
+   * once. A browser opens at most 6 connections to a host; a client past this floods the server.
+   */
+  maxRequestsPerClient: number;
 }
 
 export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
@@ -32,4 +37,5 @@ export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
   maxConnections: 256,
   maxHeaderBytes: 16 * 1024,
   maxHeadersCount: 100,
+  maxRequestsPerClient: 32,
 };

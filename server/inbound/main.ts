@@ -15,6 +15,11 @@
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { compilePolicy } from "@/lib/auth/decide";
+import { clientKey, type FailureLimiter } from "@/lib/auth/failures";
+import { isExempt } from "@/lib/auth/paths";
+import { clientOf } from "@/lib/inbound/clients";
+import { routePath } from "@/lib/inbound/gate";
 import { preflight } from "@/server/inbound/preflight";
 import { createInboundServer } from "@/server/inbound/server";
 
@@ -26,7 +31,7 @@ async function main(): Promise<void> {
     console.error(checked.message);
     process.exit(1);
   }
-  const { host, port, demo, limits } = checked.settings;
+  const { host, port, demo, limits, config } = checked.settings;
   const dir = process.cwd();
   const distDir = process.env.ALLOCATION_LENS_DIST_DIR || ".next";
   const manifest = path.join(dir, distDir, "required-server-files.json");
@@ -52,9 +57,25 @@ async function main(): Promise<void> {
   });
   await app.prepare(); // runs instrumentation.ts: the runtime starts (configuration, pollers, demo cluster)
   const handle = app.getRequestHandler();
+  const basePath = conf.basePath ?? "";
+  const auth = config ? compilePolicy(config.auth) : null;
+  // The failure limit of token mode lives with the auth check (server/auth.ts, inside Next.js' bundles); both sides find
+  // the one table under this global key. An address it locks out is refused here, before Next.js.
+  const failures = () => (globalThis as { [k: symbol]: FailureLimiter | undefined })[Symbol.for("allocation-lens.auth-failures")];
+  const header = (req: import("node:http").IncomingMessage) => (name: string) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
   const server = createInboundServer({
     limits,
-    gate: { demo, basePath: conf.basePath ?? "" },
+    gate: { demo, basePath },
+    clients: { of: (req) => clientOf(req.socket.remoteAddress, header(req), auth), maxInFlight: limits.maxRequestsPerClient },
+    lockout: (req) => {
+      if (auth?.mode !== "token") return 0;
+      const path = routePath(req.url ?? "/", basePath);
+      if (path === null || isExempt(path, auth.exemptPaths)) return 0;
+      return failures()?.retryAfterSeconds(clientKey(req.socket.remoteAddress), Date.now()) ?? 0;
+    },
     handler: (req, res) => handle(req, res),
     onError: (e, req) => console.error(`allocation-lens: ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.stack ?? e}`),
   });

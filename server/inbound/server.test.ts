@@ -254,3 +254,66 @@ describe("server limits", () => {
     expect(s.handled.map((h) => h.headers)).toEqual([10]);
   });
 });
+
+describe("per-client limits in front of Next.js", () => {
+  /** A server whose handler holds every request until `release()`, limited to `maxInFlight` per client address. */
+  async function holding(maxInFlight: number, lockout?: (client: string) => number) {
+    const waiting: (() => void)[] = [];
+    let handled = 0;
+    const server = createInboundServer({
+      limits: DEFAULT_INBOUND_LIMITS,
+      gate: { demo: false, basePath: "" },
+      clients: { of: (req) => req.socket.remoteAddress ?? "unknown", maxInFlight },
+      lockout: lockout ? (_req, client) => lockout(client) : undefined,
+      handler: (_req, res) => {
+        handled++;
+        waiting.push(() => res.end("ok"));
+      },
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as net.AddressInfo).port;
+    const get = (localAddress: string) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        const agent = new http.Agent({ keepAlive: false });
+        http
+          .get({ host: "127.0.0.1", port, path: "/api/v1/summary", localAddress, agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined }));
+          })
+          .on("error", reject);
+      });
+    const until = async (n: number) => {
+      while (waiting.length < n) await new Promise((r) => setImmediate(r));
+    };
+    const release = () => waiting.splice(0).forEach((f) => f());
+    servers.push({ port, handled: [], connections: async () => 0, closedBytesRead: [], close: () => new Promise<void>((r) => (release(), server.close(() => r()))) });
+    return { get, until, release, handled: () => handled };
+  }
+
+  it("refuses a client past maxRequestsPerClient at once (429), while another client is served", async () => {
+    const s = await holding(2);
+    const held = [s.get("127.0.0.2"), s.get("127.0.0.2")];
+    await s.until(2);
+    expect(await s.get("127.0.0.2")).toEqual({ status: 429, retryAfter: "1" });
+    const other = s.get("127.0.0.3");
+    await s.until(3);
+    expect(s.handled()).toBe(3);
+    s.release();
+    expect((await Promise.all([...held, other])).map((r) => r.status)).toEqual([200, 200, 200]);
+    // its requests answered, the client may send again
+    const again = s.get("127.0.0.2");
+    await s.until(1);
+    s.release();
+    expect((await again).status).toBe(200);
+  });
+
+  it("answers a locked-out client 429 with Retry-After without handing the request on", async () => {
+    const s = await holding(8, (client) => (client.endsWith("127.0.0.2") ? 17 : 0));
+    expect(await s.get("127.0.0.2")).toEqual({ status: 429, retryAfter: "17" });
+    expect(s.handled()).toBe(0);
+    const other = s.get("127.0.0.3");
+    await s.until(1);
+    s.release();
+    expect((await other).status).toBe(200);
+  });
+});

@@ -11,6 +11,7 @@
  * No "server-only" import: this module is bundled into the server entry (scripts/build-server.mjs), outside Next.
  */
 import http from "node:http";
+import { InFlight } from "@/lib/inbound/clients";
 import { gate, type GateSettings, type GateVerdict } from "@/lib/inbound/gate";
 import type { InboundLimits } from "@/lib/inbound/limits";
 import { STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
@@ -55,7 +56,7 @@ export class GatedRequest extends http.IncomingMessage {
 }
 
 /** The JSON refusal, with Connection: close (Node then closes the socket once it is written, without reading the body). */
-export function refuse(res: http.ServerResponse, status: number, code: string, message: string): void {
+export function refuse(res: http.ServerResponse, status: number, code: string, message: string, retryAfterSeconds?: number): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -67,6 +68,7 @@ export function refuse(res: http.ServerResponse, status: number, code: string, m
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),
     "Cache-Control": "no-store",
+    ...(retryAfterSeconds ? { "Retry-After": String(retryAfterSeconds) } : {}),
     Connection: "close",
   });
   res.end(body);
@@ -80,6 +82,16 @@ export interface InboundServerOptions {
   limits: InboundLimits;
   gate: Omit<GateSettings, "maxBodyBytes">;
   handler: Handler;
+  /**
+   * Per-client fairness: who a request is from (lib/inbound/clients.ts) and how many of its requests may be in flight;
+   * past that it gets 429 at once, before Next.js. Without it, no per-client limit.
+   */
+  clients?: { of(req: http.IncomingMessage): string; maxInFlight: number };
+  /**
+   * Seconds a client must wait before it may try again (an address locked out after too many wrong tokens), 0 when it may
+   * now: answered 429 here, before Next.js, so that a locked-out client costs next to nothing.
+   */
+  lockout?: (req: http.IncomingMessage, client: string) => number;
   /** called when the handler throws (the answer is then a 500 when nothing was sent yet) */
   onError?: (e: unknown, req: http.IncomingMessage) => void;
 }
@@ -102,8 +114,18 @@ export function createInboundServer(o: InboundServerOptions): http.Server {
         else res.destroy();
       });
   };
+  const inFlight = o.clients ? new InFlight(o.clients.maxInFlight) : null;
   const admit = (req: http.IncomingMessage, res: http.ServerResponse, verdict: GateVerdict, continued: () => void) => {
     if (verdict.action === "refuse") return refuse(res, verdict.status, verdict.code, verdict.message);
+    if (o.clients && inFlight) {
+      const client = o.clients.of(req);
+      const wait = o.lockout?.(req, client) ?? 0;
+      if (wait > 0) return refuse(res, 429, "too_many_failures", `too many failed authentication attempts from this address; retry in ${wait} s`, wait);
+      if (!inFlight.enter(client)) {
+        return refuse(res, 429, "too_many_requests", `more than ${inFlight.limit} requests of this client at once (server.maxRequestsPerClient)`, 1);
+      }
+      res.once("close", () => inFlight.leave(client));
+    }
     continued();
     if (verdict.action === "pass") return run(req, res);
     (req as GatedRequest).holdBody(verdict.limit, (complete) => {
