@@ -14,7 +14,7 @@ import { expect } from "vitest";
 import type { Role, TargetClass } from "@/lib/model";
 import { startDemoCluster, type DemoCluster, type DemoOptions } from "@/server/demo/cluster";
 import type { Runtime } from "@/server/runtime";
-import type { Snapshot } from "@/server/poller";
+import type { Snapshot } from "@/lib/snapshot";
 import { waitFor, sleep, type Truth } from "@/server/demo/acceptance/harness";
 
 export { sleep, waitFor, type Truth };
