@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
+import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
 import {
   RANGES,
   axisTick,

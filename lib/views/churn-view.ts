@@ -4,7 +4,9 @@
  */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import type { CollectorMove, Flapper, ReadinessEvent, ReadinessKind, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
+import type { CollectorMove } from "@/lib/analysis/reassignments";
+import type { Flapper, ReadinessEvent, ReadinessKind } from "@/lib/analysis/readiness";
+import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
 import type { ChurnSource } from "@/lib/views/churn-source";
 
 export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d", "30d"] as const;

@@ -1,6 +1,9 @@
 import "server-only";
 /** The churn history store: one interface, a SQLite file (sqlite.ts) or bounded memory (memory.ts) behind it. */
-import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+import type { PollPoint } from "@/lib/analysis/poll-points";
+import type { Range } from "@/lib/analysis/churn-buckets";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
+import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
 import type { ChurnAggregate, ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
 
 export interface HistoryStatus {

@@ -1,7 +1,7 @@
 import { handle, snapshotFor } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 import { historyFor } from "@/server/history/registry";
-import { rankFlapping } from "@/lib/analysis/churn";
+import { rankFlapping } from "@/lib/analysis/readiness";
 import type { ChurnLike } from "@/lib/analysis/diagnostics";
 import { diagnosticsOptions, toDiagnosticsView } from "@/lib/views/diagnostics";
 
