@@ -1,10 +1,9 @@
 /**
  * The shared vocabulary of Allocation Lens (see docs/ARCHITECTURE.md, "Vocabulary").
  * Pure types and the value lists they come from: the allocation strategies, the embedded demo cluster, the analysis and
- * the API's schemas (lib/api/schemas.ts, `z.enum(ROLES)`...) all speak these. Each list is declared here only.
+ * the API's schemas (lib/api/schemas.ts, `z.enum(ROLES)`...) all speak these. Each list is declared here only, and this
+ * module imports nothing: the demo and the allocation rules share it.
  */
-import type { z } from "zod";
-import type { monitorRefSchema } from "@/lib/api/schemas";
 
 /** Which agent a Target Allocator serves: the DaemonSet agent (one collector per node) or the Deployment agent. */
 export const ROLES = ["per-node", "cluster-scraper"] as const;
@@ -73,5 +72,14 @@ export interface PodView {
   notReadySince?: number;
 }
 
-/** A monitor object (ServiceMonitor or PodMonitor) as the routing sees it (the first fields of the API's MonitorRow). */
-export type MonitorRef = z.infer<typeof monitorRefSchema>;
+/**
+ * A monitor object (ServiceMonitor or PodMonitor) as the routing sees it. The API's MonitorRow starts with these fields:
+ * its schema (lib/api/schemas.ts) is checked against this type both ways.
+ */
+export interface MonitorRef {
+  kind: "ServiceMonitor" | "PodMonitor";
+  namespace: string;
+  name: string;
+  annotations: Record<string, string>;
+  endpoints: number;
+}

@@ -8,7 +8,7 @@
  * lib/model.ts and the modules that own them.
  */
 import { z } from "zod";
-import type { Role, TargetClass } from "@/lib/model";
+import type { MonitorRef, Role, TargetClass } from "@/lib/model";
 import { FLAVORS, OWNERSHIPS, ROLES, TARGET_CLASSES } from "@/lib/model";
 import { SOURCE_ERROR_KINDS } from "@/lib/source-error";
 import { SOURCE_STATES } from "@/lib/snapshot";
@@ -238,7 +238,10 @@ export const collectorsViewSchema = z
   .meta({ id: "CollectorsView" });
 export type CollectorsView = z.infer<typeof collectorsViewSchema>;
 
-/** A monitor object as the routing sees it: lib/model.ts's MonitorRef. */
+/**
+ * A monitor object as the routing sees it: lib/model.ts's MonitorRef (declared there: the model imports nothing, the demo
+ * and the allocation rules share it), held to that type both ways.
+ */
 export const monitorRefSchema = z
   .object({
     kind: z.enum(["ServiceMonitor", "PodMonitor"]),
@@ -247,7 +250,9 @@ export const monitorRefSchema = z
     annotations: z.record(z.string(), z.string()),
     endpoints: int(),
   })
-  .strict();
+  .strict() satisfies z.ZodType<MonitorRef>;
+const monitorRefMatches: MonitorRef extends z.infer<typeof monitorRefSchema> ? true : never = true;
+void monitorRefMatches;
 
 export const monitorRowSchema = monitorRefSchema
   .extend({
