@@ -62,6 +62,8 @@ async function route(pathname: string): Promise<{ mod: RouteModule; params?: Rec
       return { mod: await import("@/app/api/v1/monitors/route") };
     case "/api/v1/targets":
       return { mod: await import("@/app/api/v1/targets/route") };
+    case "/api/v1/lost":
+      return { mod: await import("@/app/api/v1/lost/route") };
     case "/api/v1/churn":
       return { mod: await import("@/app/api/v1/churn/route") };
     case "/api/v1/diagnostics":
