@@ -1,15 +1,17 @@
 /**
  * The shared vocabulary of Allocation Lens (see docs/ARCHITECTURE.md, "Vocabulary").
- * Pure types only: the allocation strategies, the embedded demo cluster and the analysis all speak these.
+ * Pure types and the value lists they come from: the allocation strategies, the embedded demo cluster, the analysis and
+ * the API's schemas (lib/api/schemas.ts, `z.enum(ROLES)`...) all speak these. Each list is declared here only, and this
+ * module imports nothing: the demo and the allocation rules share it.
  */
 
-/** Which agent a Target Allocator serves. */
-export type Role = "per-node" | "cluster-scraper";
-export const ROLES: readonly Role[] = ["per-node", "cluster-scraper"] as const;
+/** Which agent a Target Allocator serves: the DaemonSet agent (one collector per node) or the Deployment agent. */
+export const ROLES = ["per-node", "cluster-scraper"] as const;
+export type Role = (typeof ROLES)[number];
 
 /** Which Target Allocator implementation: the OpenTelemetry Operator's or the CloudWatch fork (docs/target-allocator.md). */
-export type Flavor = "upstream" | "cloudwatch";
-export const FLAVORS: readonly Flavor[] = ["upstream", "cloudwatch"] as const;
+export const FLAVORS = ["upstream", "cloudwatch"] as const;
+export type Flavor = (typeof FLAVORS)[number];
 
 /**
  * How a TA tracks its collector pods.
@@ -23,10 +25,12 @@ export type Tracking = "ready-only" | "legacy";
 export type StrategyName = "consistent-hashing" | "least-weighted" | "per-node";
 
 /** Exactly one per assigned target, checked in this order. */
-export type TargetClass = "ghost" | "nodeless" | "local" | "cross_zone" | "cross_node";
-export const TARGET_CLASSES: readonly TargetClass[] = ["ghost", "nodeless", "local", "cross_zone", "cross_node"] as const;
+export const TARGET_CLASSES = ["ghost", "nodeless", "local", "cross_zone", "cross_node"] as const;
+export type TargetClass = (typeof TARGET_CLASSES)[number];
 
-export type Ownership = "ok" | "double" | "orphaned" | "misrouted";
+/** A monitor's ownership between the two TAs (docs/ARCHITECTURE.md, "monitor ownership"). */
+export const OWNERSHIPS = ["ok", "double", "orphaned", "misrouted"] as const;
+export type Ownership = (typeof OWNERSHIPS)[number];
 
 export type Labels = Record<string, string>;
 
@@ -68,7 +72,10 @@ export interface PodView {
   notReadySince?: number;
 }
 
-/** A monitor object (ServiceMonitor or PodMonitor) as the routing sees it. */
+/**
+ * A monitor object (ServiceMonitor or PodMonitor) as the routing sees it. The API's MonitorRow starts with these fields:
+ * its schema (lib/api/schemas.ts) is checked against this type both ways.
+ */
 export interface MonitorRef {
   kind: "ServiceMonitor" | "PodMonitor";
   namespace: string;

@@ -4,9 +4,13 @@
  */
 import type { MonitorRef, Role } from "./model";
 
-/** The annotation key (an earlier draft used `cloudwatch.aws/scraper`; the key is configurable). */
+/**
+ * The annotation key (an earlier draft used `cloudwatch.aws/scraper`; the key is configurable, this is the default of
+ * `scraperAnnotation` in the configuration). Declared here only: the configuration, the demo world and the checks use it.
+ */
 export const DEFAULT_SCRAPER_ANNOTATION = "cloudwatch.aws.amazon.com/scraper";
-export const CLUSTER_SCRAPER_VALUE = "cluster-scraper";
+/** The annotation value that routes a monitor to the cluster-scraper TA: the role's own name. */
+export const CLUSTER_SCRAPER_VALUE = "cluster-scraper" satisfies Role;
 
 /**
  * The role a monitor is routed to: `cluster-scraper` iff the annotation value is exactly "cluster-scraper";

@@ -4,25 +4,25 @@
  * and `status`. What only the operator should see (a file path, an excerpt of an error body) goes in `detail`: it is
  * written to the server log once per change of error and never serialized into an answer (`toJSON` leaves it out).
  */
-export type SourceErrorKind =
-  | "network" // connection refused/reset, DNS
-  | "timeout"
-  | "tls" // handshake, certificate
-  | "http" // non-2xx answer
-  | "too_large"
-  | "parse" // not JSON / not Prometheus text
-  | "schema" // JSON of the wrong shape
-  | "forbidden" // 401/403
-  | "not_found" // 404 (for a CRD: not installed)
-  | "config";
+import type { z } from "zod";
+import type { sourceErrorSchema } from "@/lib/api/schemas";
 
-export interface SourceErrorInfo {
-  source: string;
-  kind: SourceErrorKind;
-  message: string;
-  status?: number;
-  hint?: string;
-}
+export const SOURCE_ERROR_KINDS = [
+  "network", // connection refused/reset, DNS
+  "timeout",
+  "tls", // handshake, certificate
+  "http", // non-2xx answer
+  "too_large",
+  "parse", // not JSON / not Prometheus text
+  "schema", // JSON of the wrong shape
+  "forbidden", // 401/403
+  "not_found", // 404 (for a CRD: not installed)
+  "config",
+] as const;
+export type SourceErrorKind = (typeof SOURCE_ERROR_KINDS)[number];
+
+/** What an answer says of a failed source (`stale[].error`): declared by its schema in lib/api/schemas.ts. */
+export type SourceErrorInfo = z.infer<typeof sourceErrorSchema>;
 
 export class SourceError extends Error implements SourceErrorInfo {
   readonly source: string;

@@ -3,7 +3,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import { getRuntime } from "@/server/runtime";
 import type { z } from "zod";
-import type { Snapshot } from "@/server/poller";
+import type { Snapshot } from "@/lib/snapshot";
 import type { ClusterConfig } from "@/lib/config/schema";
 import { WaitRefused } from "@/lib/waiters";
 

@@ -8,7 +8,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
-import { ClusterPoller, MAX_FIRST_POLL_WAITERS, type Snapshot } from "@/server/poller";
+import { ClusterPoller, MAX_FIRST_POLL_WAITERS } from "@/server/poller";
+import type { Snapshot } from "@/lib/snapshot";
 import { startTestKube } from "@/server/kube/test-fixtures";
 import { dribble, jobAnswer, NS, SELECTOR, startFakeTa, until } from "@/server/ta/test-fixtures";
 

@@ -12,8 +12,9 @@ import { ROLES } from "@/lib/model";
 import { analyzeSteps } from "@/lib/analysis/analyze";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { runSliced } from "@/server/cooperative";
-import type { Analysis, RoleInput, TaView } from "@/lib/analysis/types";
-import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
+import type { RoleInput, TaView } from "@/lib/analysis/types";
+import type { Snapshot, SourceStatus } from "@/lib/snapshot";
+import { SourceError } from "@/lib/source-error";
 import { TaClient, type TaReading } from "@/server/ta/client";
 import { startKubeSources, type KubeSources, type KubeObj } from "@/server/kube/informers";
 import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/server/kube/reshape";
@@ -22,34 +23,6 @@ import { SourceErrorLog } from "@/server/net/error-log";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
 export const MAX_FIRST_POLL_WAITERS = 256;
-
-export type SourceState = "starting" | "ok" | "stale" | "error";
-
-export interface SourceStatus {
-  source: string;
-  state: SourceState;
-  lastSuccess: number | null;
-  lastAttempt: number | null;
-  latencyMs: number | null;
-  error: SourceErrorInfo | null;
-}
-
-export interface Snapshot {
-  cluster: string;
-  at: number;
-  pollMs: number;
-  /** process CPU time during the poll (includes whatever else the process did meanwhile) */
-  pollCpuMs: number;
-  pollIntervalMs: number;
-  analysis: Analysis;
-  sources: SourceStatus[];
-  taRequestsLastPoll: number;
-  bytesLastPoll: number;
-  /** job answers read by the scanner and by JSON.parse */
-  answersLastPoll: { scan: number; parse: number };
-  /** the longest stretch the analysis held the event loop (it runs in slices) */
-  analysisLongestSliceMs: number;
-}
 
 export type PodEvent = { at: number; role: Role; type: "add" | "update" | "delete"; pod: KubeObj };
 

@@ -7,7 +7,9 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES, type Role } from "@/lib/model";
 import type { ChurnView as ChurnData } from "@/lib/views/churn";
-import { RANGES, byRole, localOnlyNote, rangeKeys, seriesRoles, seriesRows, spansDays, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
+import { byRole, localOnlyNote, spansDays } from "@/lib/views/churn-view";
+import { RANGES, rangeKeys, widerRange } from "@/lib/views/churn-ranges";
+import { seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
 import { churnParams, useChurn } from "@/components/data/churn-queries";
 import { DataAge } from "@/components/ui/DataAge";
 import { ErrorState, Panel } from "@/components/ui/Panel";

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { ReassignmentTotals } from "@/lib/analysis/churn";
+import type { ReassignmentTotals } from "@/lib/analysis/reassignments";
 import type { Role } from "@/lib/model";
 import { middleEllipsis } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";

@@ -1,6 +1,7 @@
 "use client";
 import { useId, useState, type FormEvent } from "react";
-import { RANGES, fromInputValue, toInputValue, utcMinute, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-view";
+import { utcMinute } from "@/lib/views/churn-view";
+import { RANGES, fromInputValue, toInputValue, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-ranges";
 import styles from "./churn.module.css";
 
 interface Props {

@@ -1,7 +1,8 @@
 "use client";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Role } from "@/lib/model";
-import { axisTick, compactNumber, isolatedPoints, utcStamp, type SeriesRow } from "@/lib/views/churn-view";
+import { axisTick, compactNumber, utcStamp } from "@/lib/views/churn-view";
+import { isolatedPoints, type SeriesRow } from "@/lib/views/churn-charts";
 import { ChartLegend } from "./ChartLegend";
 import { AXIS_TICK, GRID_STROKE, LOCALITY_STROKE } from "./palette";
 import styles from "./churn.module.css";

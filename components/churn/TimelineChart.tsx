@@ -2,7 +2,8 @@
 import type { ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import type { Role } from "@/lib/model";
-import { axisTick, compactNumber, timelineTotals, utcStamp, utcTime, type TimelineRow } from "@/lib/views/churn-view";
+import { axisTick, compactNumber, utcStamp, utcTime } from "@/lib/views/churn-view";
+import { timelineTotals, type TimelineRow } from "@/lib/views/churn-charts";
 import { ChartLegend } from "./ChartLegend";
 import { AXIS_TICK, GRID_STROKE, MOVES_FILL, READY_FILL } from "./palette";
 import styles from "./churn.module.css";

@@ -1,5 +1,6 @@
 import type { Role } from "@/lib/model";
-import { RANGES, type RangeKey, type TimelineTotals } from "@/lib/views/churn-view";
+import { RANGES, type RangeKey } from "@/lib/views/churn-ranges";
+import type { TimelineTotals } from "@/lib/views/churn-charts";
 import { EmptyState } from "@/components/ui/Panel";
 import { ShowAllRoles } from "./ShowAllRoles";
 

@@ -2,7 +2,7 @@
 /** The churn page's URL state: `?range=1h` (a preset) or `?from=&to=` (custom, ISO or ms), and `?role=`. */
 import { parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
 import { ROLES, type Role } from "@/lib/model";
-import { DEFAULT_RANGE, RANGE_KEYS, rangeRequest, type RangeKey } from "@/lib/views/churn-view";
+import { DEFAULT_RANGE, RANGE_KEYS, rangeRequest, type RangeKey } from "@/lib/views/churn-ranges";
 
 const parsers = {
   range: parseAsStringLiteral(RANGE_KEYS).withDefault(DEFAULT_RANGE),

@@ -4,10 +4,10 @@
  * shared keys and fetcher of ./queries. Keys: ["al", cluster, "churn", params], ["al", cluster, "diagnostics", {}].
  */
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
-import type { ReadinessEvent } from "@/lib/analysis/churn";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import type { ChurnView } from "@/lib/views/churn";
 import type { DiagnosticsView } from "@/lib/views/diagnostics";
-import type { ChurnRangeRequest } from "@/lib/views/churn-view";
+import type { ChurnRangeRequest } from "@/lib/views/churn-ranges";
 import { POLL_MS, apiPath, getJson, queryKeys, useCluster } from "@/components/data/queries";
 
 /** `last` (a window ending at the server's now) or `from`/`to`; `node`/`pod` narrow it (see lib/views/churn.ts). */

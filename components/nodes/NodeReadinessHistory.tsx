@@ -1,4 +1,4 @@
-import type { ReadinessEvent } from "@/lib/analysis/churn";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import { readinessStrips } from "@/lib/views/node-readiness";
 import styles from "./NodeDetail.module.css";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Flavor, Ownership, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
+import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
 import { classify, imbalance, localityRatio } from "@/lib/analysis/classify";
 import { buildNodes } from "@/lib/analysis/nodes";
 import {
@@ -90,7 +91,7 @@ function world(): World {
     nodes,
     pods,
     targets,
-    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotation: "cluster-scraper", annotations: { "cloudwatch.aws.amazon.com/scraper": "cluster-scraper" } })],
+    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotation: "cluster-scraper", annotations: { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE } })],
     roles: {
       "per-node": { flavor: "cloudwatch", strategy: "per-node", unassigned: 0, unassignedReported: 0 },
       "cluster-scraper": { flavor: "cloudwatch", strategy: "consistent-hashing", unassigned: 0, unassignedReported: 0 },

@@ -1,13 +1,15 @@
-/** Inputs and view-shaped outputs of the allocation analysis. Pure data: routes return these as JSON. */
-import type { Flavor, MonitorRef, Ownership, PodView, Role, TargetClass } from "@/lib/model";
+/**
+ * Inputs and view-shaped outputs of the allocation analysis. Pure data: routes return the outputs as JSON, so the row types
+ * are the API's: declared by their schemas in lib/api/schemas.ts (`z.infer`), re-exported here for the analysis.
+ */
+import type { Flavor, MonitorRef, Ownership, PodView, Role } from "@/lib/model";
 import type { JobAssignment } from "@/lib/ta/extract";
+import type { ClassCounts, CollectorRow, MonitorRow, NodeRow, RoleSummary, TargetRow } from "@/lib/api/schemas";
 
-export interface NodeInfo {
-  name: string;
-  zone: string | null;
-  instanceType: string | null;
-  ready: boolean;
-}
+export type { ClassCounts, CollectorRow, MonitorRow, NodeRow, NodeState, RoleSummary, TargetRow } from "@/lib/api/schemas";
+
+/** A node as the analysis reads it (the first fields of its NodeRow). */
+export type NodeInfo = Pick<NodeRow, "name" | "zone" | "instanceType" | "ready">;
 
 export interface AgentPod extends PodView {
   restarts: number;
@@ -40,95 +42,6 @@ export interface AnalysisInput {
   roles: Partial<Record<Role, RoleInput>>;
   /** null when neither monitor CRD could be read */
   monitors: readonly MonitorRef[] | null;
-}
-
-export interface TargetRow {
-  role: Role;
-  job: string;
-  address: string;
-  node: string | null;
-  zone: string | null;
-  collector: string;
-  collectorNode: string | null;
-  collectorZone: string | null;
-  class: TargetClass;
-  /** why the collector is not eligible, for ghosts */
-  reason: string | null;
-  /** per-node role only: the collector the strategy would pick from the Kubernetes view, when it differs */
-  expected: string | null;
-}
-
-export type ClassCounts = Record<TargetClass, number>;
-
-export interface CollectorRow {
-  role: Role;
-  id: string;
-  node: string | null;
-  zone: string | null;
-  /** known to Kubernetes (a pod matching the selector) */
-  inKubernetes: boolean;
-  /** listed by the TA */
-  inTa: boolean;
-  eligible: boolean;
-  reason: string | null;
-  phase: string | null;
-  ready: boolean;
-  restarts: number;
-  targets: number;
-  share: number;
-}
-
-export interface RoleSummary {
-  role: Role;
-  flavor: Flavor;
-  strategy: string | null;
-  taReady: boolean | null;
-  collectorsTotal: number;
-  collectorsEligible: number;
-  targets: number;
-  classes: ClassCounts;
-  unassigned: number | null;
-  unassignedReported: number | null;
-  localityRatio: number | null;
-  imbalance: { maxOverMean: number | null; cv: number | null };
-  jobs: number;
-  staticJobs: string[];
-  /** collectors the TA lists that Kubernetes does not know */
-  taOnlyCollectors: string[];
-  /** eligible pods the TA does not list (yet) */
-  missingFromTa: string[];
-  drift: number;
-  /** job names of /scrape_configs without any target in /jobs; null when /scrape_configs could not be read */
-  jobsWithoutTargets: string[] | null;
-}
-
-export type NodeState = "healthy" | "degraded" | "no_collector" | "ghosts" | "idle";
-
-export interface NodeRow {
-  name: string;
-  zone: string | null;
-  instanceType: string | null;
-  ready: boolean;
-  state: NodeState;
-  /** agent pods on this node, per role */
-  collectors: { role: Role; id: string; eligible: boolean; reason: string | null }[];
-  /** targets located on this node (by their node), by class */
-  targets: ClassCounts;
-  /** of those, scraped by a collector on another node */
-  scrapedElsewhere: number;
-  /** targets of other nodes (or nodeless) scraped by this node's collectors */
-  scrapedHereForOthers: number;
-  /** two or more per-node agent pods on this node (a rollout surge) */
-  multiplePods: boolean;
-}
-
-export interface MonitorRow extends MonitorRef {
-  annotation: string | null;
-  expectedRole: Role;
-  holders: Role[];
-  ownership: Ownership;
-  targets: Partial<Record<Role, number>>;
-  jobs: string[];
 }
 
 export interface Duplicate {

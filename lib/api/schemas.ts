@@ -1,39 +1,50 @@
 /**
- * zod schemas of the JSON API's response shapes (`/api/v1/*`), mirroring the view types of `lib/views` and
- * `lib/analysis/types`. They document the API (lib/api/openapi.ts builds docs/openapi.json from them) and the acceptance
- * tests parse real responses with them, so that a drift between a view type and its schema fails a test.
- * Objects are strict: a field added to a view without its schema is a drift too.
+ * The JSON API's answers (`/api/v1/*`): one zod schema per endpoint, built from the schemas of their parts, and the
+ * TypeScript type of each answer and part as `z.infer` of its schema. This file is where an answer's shape is declared:
+ * the view builders (lib/views) and the analysis (lib/analysis/types.ts) use these types, lib/api/openapi.ts builds
+ * docs/openapi.json from the schemas (API_ROUTES in lib/api/routes.ts says which schema answers which route), and the
+ * acceptance tests parse real answers with them. Objects are strict: a field a builder adds without its schema fails the
+ * type check (object literals) or the acceptance tests (spreads). Value lists (roles, flavors, classes...) come from
+ * lib/model.ts and the modules that own them.
  */
 import { z } from "zod";
+import type { MonitorRef, Role, TargetClass } from "@/lib/model";
+import { FLAVORS, OWNERSHIPS, ROLES, TARGET_CLASSES } from "@/lib/model";
+import { SOURCE_ERROR_KINDS } from "@/lib/source-error";
+import { SOURCE_STATES } from "@/lib/snapshot";
+import { CHURN_SOURCES } from "@/lib/views/churn-source";
 
-export const roleSchema = z.enum(["per-node", "cluster-scraper"]).meta({ description: "which agent a TA serves" });
-export const flavorSchema = z.enum(["upstream", "cloudwatch"]);
-export const targetClassSchema = z.enum(["ghost", "nodeless", "local", "cross_zone", "cross_node"]);
-export const ownershipSchema = z.enum(["ok", "double", "orphaned", "misrouted"]);
+export const roleSchema = z.enum(ROLES).meta({ description: "which agent a TA serves" });
+export const flavorSchema = z.enum(FLAVORS);
+export const targetClassSchema = z.enum(TARGET_CLASSES);
+export const ownershipSchema = z.enum(OWNERSHIPS);
 export const nodeStateSchema = z.enum(["healthy", "degraded", "no_collector", "ghosts", "idle"]);
-export const sourceStateSchema = z.enum(["starting", "ok", "stale", "error"]);
+export type NodeState = z.infer<typeof nodeStateSchema>;
+export const sourceStateSchema = z.enum(SOURCE_STATES);
 export const checkStatusSchema = z.enum(["pass", "warn", "fail", "unknown"]);
+export type CheckStatus = z.infer<typeof checkStatusSchema>;
 
 const ms = z.number().meta({ description: "milliseconds since the Unix epoch" });
 const nullableMs = ms.nullable();
 
 /** `Partial<Record<Role, T>>`: an object with optional per-node and cluster-scraper keys. */
-const byRole = <T extends z.ZodType>(value: T) => z.object({ "per-node": value.optional(), "cluster-scraper": value.optional() }).strict();
+const byRole = <T extends z.ZodType>(value: T) =>
+  z.object({ "per-node": value.optional(), "cluster-scraper": value.optional() } satisfies Record<Role, z.ZodOptional<T>>).strict();
+const int = () => z.number().int();
 
 export const classCountsSchema = z
-  .object({ ghost: z.number().int(), nodeless: z.number().int(), local: z.number().int(), cross_zone: z.number().int(), cross_node: z.number().int() })
+  .object({ ghost: int(), nodeless: int(), local: int(), cross_zone: int(), cross_node: int() } satisfies Record<TargetClass, z.ZodNumber>)
   .strict()
   .meta({ id: "ClassCounts", description: "assigned targets by class" });
+export type ClassCounts = z.infer<typeof classCountsSchema>;
 
-const ownershipCounts = z.object({ ok: z.number().int(), double: z.number().int(), orphaned: z.number().int(), misrouted: z.number().int() }).strict();
-const nodeStateCounts = z
-  .object({ healthy: z.number().int(), degraded: z.number().int(), no_collector: z.number().int(), ghosts: z.number().int(), idle: z.number().int() })
-  .strict();
+const ownershipCounts = z.object({ ok: int(), double: int(), orphaned: int(), misrouted: int() }).strict();
+const nodeStateCounts = z.object({ healthy: int(), degraded: int(), no_collector: int(), ghosts: int(), idle: int() }).strict();
 
 export const sourceErrorSchema = z
   .object({
     source: z.string(),
-    kind: z.enum(["network", "timeout", "tls", "http", "too_large", "parse", "schema", "forbidden", "not_found", "config"]),
+    kind: z.enum(SOURCE_ERROR_KINDS),
     message: z.string(),
     status: z.number().int().optional(),
     hint: z.string().optional(),
@@ -51,6 +62,8 @@ export const sourceViewSchema = z
   })
   .strict()
   .meta({ id: "SourceStatus" });
+/** A source's status as answers show it (lib/snapshot.ts's SourceStatus has one more field, lastAttempt). */
+export type SourceView = z.infer<typeof sourceViewSchema>;
 
 /** Every view says how fresh its data is. */
 const freshness = {
@@ -58,6 +71,8 @@ const freshness = {
   pollIntervalMs: z.number(),
   stale: z.array(sourceViewSchema).meta({ description: "sources that failed at the last poll: their last good data is shown" }),
 };
+export const freshnessSchema = z.object(freshness).strict();
+export type Freshness = z.infer<typeof freshnessSchema>;
 
 export const roleSummarySchema = z
   .object({
@@ -65,36 +80,42 @@ export const roleSummarySchema = z
     flavor: flavorSchema,
     strategy: z.string().nullable(),
     taReady: z.boolean().nullable(),
-    collectorsTotal: z.number().int(),
-    collectorsEligible: z.number().int(),
-    targets: z.number().int().meta({ description: "assigned targets (the TA's JSON lists no unassigned one)" }),
+    collectorsTotal: int(),
+    collectorsEligible: int(),
+    targets: int().meta({ description: "assigned targets (the TA's JSON lists no unassigned one)" }),
     classes: classCountsSchema,
     unassigned: z.number().nullable().meta({ description: "live unassigned count from the TA's metrics, computed per flavor" }),
     unassignedReported: z.number().nullable().meta({ description: "the TA's own unassigned gauge as it reads (sticky upstream)" }),
     localityRatio: z.number().nullable(),
     imbalance: z.object({ maxOverMean: z.number().nullable(), cv: z.number().nullable() }).strict(),
-    jobs: z.number().int(),
+    jobs: int(),
     staticJobs: z.array(z.string()),
     taOnlyCollectors: z.array(z.string()).meta({ description: "collectors the TA lists that Kubernetes does not know" }),
     missingFromTa: z.array(z.string()).meta({ description: "eligible pods the TA does not list (yet)" }),
-    drift: z.number().int().meta({ description: "per-node: targets whose collector differs from the one the strategy picks from the Kubernetes view" }),
-    jobsWithoutTargets: z.array(z.string()).nullable(),
+    drift: int().meta({ description: "per-node: targets whose collector differs from the one the strategy picks from the Kubernetes view" }),
+    jobsWithoutTargets: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: "job names of /scrape_configs without any target in /jobs; null when /scrape_configs could not be read" }),
   })
   .strict()
   .meta({ id: "RoleSummary" });
+export type RoleSummary = z.infer<typeof roleSummarySchema>;
 
+/** GET /api/v1/summary */
 export const summaryViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     roles: byRole(roleSummarySchema),
     monitors: ownershipCounts.nullable(),
-    nodes: z.object({ total: z.number().int(), byState: nodeStateCounts, multiplePods: z.number().int() }).strict(),
-    duplicates: z.number().int(),
+    nodes: z.object({ total: int(), byState: nodeStateCounts, multiplePods: int() }).strict(),
+    duplicates: int(),
     sources: z.array(sourceViewSchema),
   })
   .strict()
   .meta({ id: "SummaryView" });
+export type SummaryView = z.infer<typeof summaryViewSchema>;
 
 export const nodeRowSchema = z
   .object({
@@ -103,33 +124,39 @@ export const nodeRowSchema = z
     instanceType: z.string().nullable(),
     ready: z.boolean(),
     state: nodeStateSchema,
-    collectors: z.array(z.object({ role: roleSchema, id: z.string(), eligible: z.boolean(), reason: z.string().nullable() }).strict()),
-    targets: classCountsSchema,
-    scrapedElsewhere: z.number().int(),
-    scrapedHereForOthers: z.number().int(),
-    multiplePods: z.boolean(),
+    collectors: z
+      .array(z.object({ role: roleSchema, id: z.string(), eligible: z.boolean(), reason: z.string().nullable() }).strict())
+      .meta({ description: "agent pods on this node, per role" }),
+    targets: classCountsSchema.meta({ description: "targets located on this node (by their node), by class" }),
+    scrapedElsewhere: int().meta({ description: "of those, scraped by a collector on another node" }),
+    scrapedHereForOthers: int().meta({ description: "targets of other nodes (or nodeless) scraped by this node's collectors" }),
+    multiplePods: z.boolean().meta({ description: "two or more per-node agent pods on this node (a rollout surge)" }),
   })
   .strict()
   .meta({ id: "NodeRow" });
+export type NodeRow = z.infer<typeof nodeRowSchema>;
 
-const flowSchema = z.object({ from: z.string(), to: z.string(), count: z.number().int() }).strict();
-const zoneFlowSchema = z.object({ from: z.string(), to: z.string(), count: z.number().int(), classes: classCountsSchema }).strict().meta({ id: "ZoneFlow" });
+const flowSchema = z.object({ from: z.string(), to: z.string(), count: int() }).strict();
+export type Flow = z.infer<typeof flowSchema>;
+/** A zone flow with its targets by class (a same-zone flow holds local and cross-node targets). */
+const zoneFlowSchema = z.object({ from: z.string(), to: z.string(), count: int(), classes: classCountsSchema }).strict().meta({ id: "ZoneFlow" });
+export type ZoneFlow = z.infer<typeof zoneFlowSchema>;
 
+/** GET /api/v1/nodes */
 export const nodesViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     zones: z.array(z.object({ zone: z.string(), nodes: z.array(nodeRowSchema), byState: nodeStateCounts }).strict()),
-    zoneFlows: z.array(zoneFlowSchema),
-    flowRole: roleSchema.nullable(),
-    zoneFlowsByRole: byRole(z.array(zoneFlowSchema)),
-    crossNodeFlows: z.array(flowSchema),
-    totals: z
-      .object({ nodes: z.number().int(), local: z.number().int(), crossNode: z.number().int(), crossZone: z.number().int(), nodeless: z.number().int(), ghost: z.number().int() })
-      .strict(),
+    zoneFlows: z.array(zoneFlowSchema).meta({ description: "target zone -> collector zone, per-node role (or every role when there is no per-node TA)" }),
+    flowRole: roleSchema.nullable().meta({ description: "the role zoneFlows, crossNodeFlows and totals describe; null: every role (no per-node TA)" }),
+    zoneFlowsByRole: byRole(z.array(zoneFlowSchema)).meta({ description: "target zone -> collector zone for each role of the cluster" }),
+    crossNodeFlows: z.array(flowSchema).meta({ description: "the largest node -> node flows that leave their node, capped" }),
+    totals: z.object({ nodes: int(), local: int(), crossNode: int(), crossZone: int(), nodeless: int(), ghost: int() }).strict(),
   })
   .strict()
   .meta({ id: "NodesView" });
+export type NodesView = z.infer<typeof nodesViewSchema>;
 
 export const collectorRowSchema = z
   .object({
@@ -137,18 +164,19 @@ export const collectorRowSchema = z
     id: z.string().meta({ description: "the agent pod's name" }),
     node: z.string().nullable(),
     zone: z.string().nullable(),
-    inKubernetes: z.boolean(),
-    inTa: z.boolean(),
+    inKubernetes: z.boolean().meta({ description: "known to Kubernetes (a pod matching the selector)" }),
+    inTa: z.boolean().meta({ description: "listed by the TA" }),
     eligible: z.boolean(),
     reason: z.string().nullable(),
     phase: z.string().nullable(),
     ready: z.boolean(),
-    restarts: z.number().int(),
-    targets: z.number().int(),
+    restarts: int(),
+    targets: int(),
     share: z.number(),
   })
   .strict()
   .meta({ id: "CollectorRow" });
+export type CollectorRow = z.infer<typeof collectorRowSchema>;
 
 export const targetRowSchema = z
   .object({
@@ -161,24 +189,33 @@ export const targetRowSchema = z
     collectorNode: z.string().nullable(),
     collectorZone: z.string().nullable(),
     class: targetClassSchema,
-    reason: z.string().nullable(),
-    expected: z.string().nullable(),
+    reason: z.string().nullable().meta({ description: "why the collector is not eligible, for ghosts" }),
+    expected: z
+      .string()
+      .nullable()
+      .meta({ description: "per-node role only: the collector the strategy would pick from the Kubernetes view, when it differs" }),
   })
   .strict()
   .meta({ id: "TargetRow" });
+export type TargetRow = z.infer<typeof targetRowSchema>;
 
+/** GET /api/v1/nodes/{name} */
 export const nodeDetailViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     node: nodeRowSchema,
     collectors: z.array(collectorRowSchema),
-    targets: z.array(targetRowSchema),
-    scrapedForOthers: z.array(targetRowSchema),
+    targets: z.array(targetRowSchema).meta({ description: "targets located on this node, with who scrapes them" }),
+    scrapedForOthers: z.array(targetRowSchema).meta({ description: "targets of other nodes (or none) that this node's collectors scrape" }),
   })
   .strict()
   .meta({ id: "NodeDetailView" });
+export type NodeDetailView = z.infer<typeof nodeDetailViewSchema>;
 
+const imbalanceSchema = z.object({ maxOverMean: z.number().nullable(), cv: z.number().nullable() }).strict();
+
+/** GET /api/v1/collectors */
 export const collectorsViewSchema = z
   .object({
     ...freshness,
@@ -188,7 +225,7 @@ export const collectorsViewSchema = z
         .object({
           role: roleSchema,
           strategy: z.string().nullable(),
-          imbalance: z.object({ maxOverMean: z.number().nullable(), cv: z.number().nullable() }).strict(),
+          imbalance: imbalanceSchema,
           collectors: z.array(collectorRowSchema),
           taOnly: z.array(z.string()),
           missingFromTa: z.array(z.string()),
@@ -199,132 +236,240 @@ export const collectorsViewSchema = z
   })
   .strict()
   .meta({ id: "CollectorsView" });
+export type CollectorsView = z.infer<typeof collectorsViewSchema>;
 
-export const monitorRowSchema = z
+/**
+ * A monitor object as the routing sees it: lib/model.ts's MonitorRef (declared there: the model imports nothing, the demo
+ * and the allocation rules share it), held to that type both ways.
+ */
+export const monitorRefSchema = z
   .object({
     kind: z.enum(["ServiceMonitor", "PodMonitor"]),
     namespace: z.string(),
     name: z.string(),
     annotations: z.record(z.string(), z.string()),
-    endpoints: z.number().int(),
+    endpoints: int(),
+  })
+  .strict() satisfies z.ZodType<MonitorRef>;
+const monitorRefMatches: MonitorRef extends z.infer<typeof monitorRefSchema> ? true : never = true;
+void monitorRefMatches;
+
+export const monitorRowSchema = monitorRefSchema
+  .extend({
     annotation: z.string().nullable(),
     expectedRole: roleSchema,
     holders: z.array(roleSchema),
     ownership: ownershipSchema,
-    targets: byRole(z.number().int()),
+    targets: byRole(int()),
     jobs: z.array(z.string()),
   })
   .strict()
   .meta({ id: "MonitorRow" });
+export type MonitorRow = z.infer<typeof monitorRowSchema>;
 
+/** GET /api/v1/monitors */
 export const ownershipViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     annotationKey: z.string(),
     available: z.boolean().meta({ description: "false when neither monitor CRD could be read" }),
-    split: z.array(z.object({ role: roleSchema, monitors: z.number().int(), targets: z.number().int(), staticJobs: z.array(z.string()) }).strict()),
+    split: z.array(z.object({ role: roleSchema, monitors: int(), targets: int(), staticJobs: z.array(z.string()) }).strict()),
     counts: ownershipCounts.nullable(),
     monitors: z.array(monitorRowSchema),
   })
   .strict()
   .meta({ id: "OwnershipView" });
+export type OwnershipView = z.infer<typeof ownershipViewSchema>;
 
+/** One page of matching targets: what pageTargets (lib/views/targets.ts) computes. */
+const targetPage = {
+  total: int(),
+  matched: int(),
+  offset: int(),
+  limit: int(),
+  rows: z.array(targetRowSchema),
+  byClass: z.record(z.string(), int()),
+};
+export const targetPageSchema = z.object(targetPage).strict();
+export type TargetPage = z.infer<typeof targetPageSchema>;
+
+/** GET /api/v1/targets */
 export const targetsPageSchema = z
-  .object({
-    ...freshness,
-    cluster: z.string(),
-    total: z.number().int(),
-    matched: z.number().int(),
-    offset: z.number().int(),
-    limit: z.number().int(),
-    rows: z.array(targetRowSchema),
-    byClass: z.record(z.string(), z.number().int()),
-  })
+  .object({ ...freshness, cluster: z.string(), ...targetPage })
   .strict()
   .meta({ id: "TargetsPage" });
+export type TargetsPage = z.infer<typeof targetsPageSchema>;
 
-const readinessEventSchema = z
+/** The ghost targets one not-eligible collector still holds. */
+export const ghostGroupSchema = z
+  .object({
+    role: roleSchema,
+    collector: z.string(),
+    node: z.string().nullable().meta({ description: "the collector's node, when Kubernetes still knows the pod" }),
+    zone: z.string().nullable(),
+    reason: z.string().meta({ description: "why the collector is not eligible" }),
+    inKubernetes: z.boolean(),
+    phase: z.string().nullable(),
+    restarts: int(),
+    targets: int(),
+    jobs: int(),
+    targetNodes: int().meta({ description: "distinct nodes of the targets (nodeless targets not counted)" }),
+  })
+  .strict()
+  .meta({ id: "GhostGroup" });
+export type GhostGroup = z.infer<typeof ghostGroupSchema>;
+
+export const lostRoleSchema = z
+  .object({
+    role: roleSchema,
+    flavor: flavorSchema,
+    taReady: z.boolean().nullable(),
+    unassigned: z.number().nullable().meta({ description: "live count from the TA's metrics (null when they could not be read)" }),
+    unassignedReported: z.number().nullable().meta({ description: "the TA's own gauge: sticky upstream, so it can disagree with the live count" }),
+    reportedDiffers: z.boolean().meta({ description: "the gauge and the live count disagree (both known)" }),
+    assigned: int(),
+    ghosts: int(),
+    groups: z.array(ghostGroupSchema),
+  })
+  .strict()
+  .meta({ id: "LostRole" });
+export type LostRole = z.infer<typeof lostRoleSchema>;
+
+/** GET /api/v1/lost */
+export const lostViewSchema = z
+  .object({ ...freshness, cluster: z.string(), roles: z.array(lostRoleSchema) })
+  .strict()
+  .meta({ id: "LostView" });
+export type LostView = z.infer<typeof lostViewSchema>;
+
+export const readinessKindSchema = z.enum(["became_ready", "became_not_ready", "added", "deleted"]);
+export type ReadinessKind = z.infer<typeof readinessKindSchema>;
+
+export const readinessEventSchema = z
   .object({
     at: ms,
     role: roleSchema,
     pod: z.string(),
     node: z.string().nullable(),
-    ready: z.boolean(),
-    kind: z.enum(["became_ready", "became_not_ready", "added", "deleted"]),
-    reason: z.string().nullable(),
+    ready: z.boolean().meta({ description: "eligible after the event (false for a deleted pod)" }),
+    kind: readinessKindSchema,
+    reason: z.string().nullable().meta({ description: "why the pod is not eligible after the event, null when it is" }),
   })
   .strict();
-const collectorMoveSchema = z.object({ role: roleSchema, from: z.string(), to: z.string(), count: z.number().int() }).strict();
+export type ReadinessEvent = z.infer<typeof readinessEventSchema>;
 
+const collectorMoveSchema = z.object({ role: roleSchema, from: z.string(), to: z.string(), count: int() }).strict();
+export type CollectorMove = z.infer<typeof collectorMoveSchema>;
+const targetMove = { role: roleSchema, job: z.string(), address: z.string(), node: z.string().nullable(), from: z.string(), to: z.string() };
+export const targetMoveSchema = z.object(targetMove).strict();
+export type TargetMove = z.infer<typeof targetMoveSchema>;
+
+const timelineBucketSchema = z
+  .object({
+    t: ms,
+    readiness: int(),
+    reassignments: int(),
+    byRole: byRole(z.object({ readiness: int(), reassignments: int() }).strict()),
+  })
+  .strict();
+export type TimelineBucket = z.infer<typeof timelineBucketSchema>;
+
+const flapperSchema = z
+  .object({
+    pod: z.string(),
+    role: roleSchema,
+    node: z.string().nullable(),
+    transitions: int().meta({ description: "readiness flips (became_ready + became_not_ready) in the range" }),
+    lastAt: ms,
+  })
+  .strict();
+export type Flapper = z.infer<typeof flapperSchema>;
+
+const reassignmentTotalsSchema = z
+  .object({
+    total: int(),
+    byNode: z.array(z.object({ node: z.string().nullable(), count: int() }).strict()),
+    byCollector: z.array(collectorMoveSchema),
+    sample: z.array(z.object({ at: ms, ...targetMove }).strict()),
+  })
+  .strict();
+export type ReassignmentTotals = z.infer<typeof reassignmentTotalsSchema>;
+
+const seriesPointSchema = z
+  .object({
+    t: ms,
+    localityRatio: byRole(z.number().nullable()).meta({ description: "mean over the bucket's polls, per role; null without data" }),
+    ghosts: z.number().nullable().meta({ description: "worst (max) over the bucket's polls, summed over roles; null without data" }),
+    unassigned: z.number().nullable(),
+  })
+  .strict();
+export type SeriesPoint = z.infer<typeof seriesPointSchema>;
+
+/** The churn view's account of its source (lib/views/churn-source.ts chooses it). */
+const churnSourceSchema = z
+  .object({
+    requested: z.enum(CHURN_SOURCES),
+    answered: z.enum(["local", "prometheus"]).meta({ description: "who answered the timeline, the series and the flapping ranking" }),
+    prometheus: z
+      .object({ endpoint: z.string().meta({ description: "scheme, host and path of the configured backend" }) })
+      .strict()
+      .nullable()
+      .meta({ description: "the configured Prometheus-compatible backend (history.prometheus), null when none" }),
+    fallback: z.boolean().meta({ description: "true when Prometheus was asked and failed: the local store answered instead" }),
+    error: z
+      .object({ kind: z.string(), message: z.string(), hint: z.string().nullable() })
+      .strict()
+      .nullable()
+      .meta({ description: "why Prometheus failed (fallback), null otherwise" }),
+    localFrom: ms.nullable().meta({ description: "where local history starts: the events and the reassignment details always come from it" }),
+  })
+  .strict();
+export type ChurnSource = z.infer<typeof churnSourceSchema>;
+
+const historyBackendSchema = z
+  .object({
+    backend: z.enum(["sqlite", "memory"]),
+    error: z.string().nullable(),
+    path: z.string().nullable().meta({ description: "the SQLite file in use, or the one that could not be used" }),
+  })
+  .strict()
+  .meta({ description: "the local history store" });
+export type HistoryBackend = z.infer<typeof historyBackendSchema>;
+
+const churnTruncatedSchema = z
+  .object({
+    range: z.boolean().meta({ description: "the range asked was longer than the maximum (the local retention, or 30 days with a Prometheus backend): `from` was moved forward" }),
+    reassignments: z.boolean().meta({ description: "narrowed to a node or pod, the range held more reassignment records than are read (5,000): the oldest are left out" }),
+  })
+  .strict()
+  .meta({ description: "what a query bound left out; all false: nothing" });
+export type ChurnTruncated = z.infer<typeof churnTruncatedSchema>;
+
+/** GET /api/v1/churn */
 export const churnViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     from: ms,
     to: ms,
-    source: z
-      .object({
-        requested: z.enum(["auto", "local", "prometheus"]),
-        answered: z.enum(["local", "prometheus"]).meta({ description: "who answered the timeline, the series and the flapping ranking" }),
-        prometheus: z
-          .object({ endpoint: z.string().meta({ description: "scheme, host and path of the configured backend" }) })
-          .strict()
-          .nullable()
-          .meta({ description: "the configured Prometheus-compatible backend (history.prometheus), null when none" }),
-        fallback: z.boolean().meta({ description: "true when Prometheus was asked and failed: the local store answered instead" }),
-        error: z.object({ kind: z.string(), message: z.string(), hint: z.string().nullable() }).strict().nullable(),
-        localFrom: ms.nullable().meta({ description: "where local history starts: the events and the reassignment details always come from it" }),
-      })
-      .strict(),
-    backend: z
-      .object({ backend: z.enum(["sqlite", "memory"]), error: z.string().nullable(), path: z.string().nullable().optional().meta({ description: "the SQLite file in use, or the one that could not be used" }) })
-      .strict()
-      .meta({ description: "the local history store" }),
+    source: churnSourceSchema,
+    backend: historyBackendSchema,
     filter: z
       .object({ node: z.string().nullable(), pod: z.string().nullable() })
       .strict()
       .meta({ description: "the node and pod the readiness events and reassignments are narrowed to (null: all); series stay cluster-wide" }),
-    timeline: z.array(
-      z
-        .object({
-          t: ms,
-          readiness: z.number().int(),
-          reassignments: z.number().int(),
-          byRole: byRole(z.object({ readiness: z.number().int(), reassignments: z.number().int() }).strict()),
-        })
-        .strict(),
-    ),
-    flapping: z.array(z.object({ pod: z.string(), role: roleSchema, node: z.string().nullable(), transitions: z.number().int(), lastAt: ms }).strict()),
-    events: z.array(readinessEventSchema),
-    eventsInRange: z.number().int().meta({ description: "readiness events in the range (all of them: counted, not read)" }),
-    reassignments: z
-      .object({
-        total: z.number().int(),
-        byNode: z.array(z.object({ node: z.string().nullable(), count: z.number().int() }).strict()),
-        byCollector: z.array(collectorMoveSchema),
-        sample: z.array(
-          z
-            .object({ at: ms, role: roleSchema, job: z.string(), address: z.string(), node: z.string().nullable(), from: z.string(), to: z.string() })
-            .strict(),
-        ),
-      })
-      .strict(),
-    series: z.array(
-      z
-        .object({ t: ms, localityRatio: byRole(z.number().nullable()), ghosts: z.number().nullable(), unassigned: z.number().nullable() })
-        .strict(),
-    ),
-    truncated: z
-      .object({
-        range: z.boolean().meta({ description: "the range asked was longer than the maximum (the local retention, or 30 days with a Prometheus backend): `from` was moved forward" }),
-        reassignments: z.boolean().meta({ description: "narrowed to a node or pod, the range held more reassignment records than are read (5,000): the oldest are left out" }),
-      })
-      .strict()
-      .meta({ description: "what a query bound left out; all false: nothing" }),
+    timeline: z.array(timelineBucketSchema),
+    flapping: z.array(flapperSchema),
+    events: z.array(readinessEventSchema).meta({ description: "the latest readiness events of the range, newest first" }),
+    eventsInRange: int().meta({ description: "readiness events in the range (all of them: counted, not read)" }),
+    reassignments: reassignmentTotalsSchema,
+    series: z.array(seriesPointSchema),
+    truncated: churnTruncatedSchema,
   })
   .strict()
   .meta({ id: "ChurnView" });
+export type ChurnView = z.infer<typeof churnViewSchema>;
 
 export const checkSchema = z
   .object({
@@ -332,23 +477,27 @@ export const checkSchema = z
     title: z.string(),
     status: checkStatusSchema,
     summary: z.string(),
-    evidence: z.array(z.string()),
+    evidence: z.array(z.string()).meta({ description: "concrete facts: pod names, node names, counts; a few items at most, then \"and N more\"" }),
     fix: z.string(),
     view: z.string().meta({ description: "the dashboard page that explains it" }),
   })
   .strict()
   .meta({ id: "Check" });
+export type Check = z.infer<typeof checkSchema>;
 
+/** GET /api/v1/diagnostics */
 export const diagnosticsViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
-    checks: z.array(checkSchema),
-    counts: z.object({ pass: z.number().int(), warn: z.number().int(), fail: z.number().int(), unknown: z.number().int() }).strict(),
+    checks: z.array(checkSchema).meta({ description: "in the stable logical order of the checks; the page puts the worst first" }),
+    counts: z.object({ pass: int(), warn: int(), fail: int(), unknown: int() }).strict(),
   })
   .strict()
   .meta({ id: "DiagnosticsView" });
+export type DiagnosticsView = z.infer<typeof diagnosticsViewSchema>;
 
+/** GET /api/v1/clusters */
 export const clustersViewSchema = z
   .object({
     demo: z.boolean(),
@@ -364,8 +513,10 @@ export const clustersViewSchema = z
   })
   .strict()
   .meta({ id: "ClustersView" });
+export type ClustersView = z.infer<typeof clustersViewSchema>;
 
 export const apiErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }).strict() })
   .strict()
   .meta({ id: "ApiError", description: "every non-2xx answer of the API" });
+export type ApiErrorBody = z.infer<typeof apiErrorSchema>;

@@ -3,7 +3,8 @@
  * are file paths read by the server.
  */
 import { z } from "zod";
-import { DEFAULT_SCRAPER_ANNOTATION_KEY } from "@/lib/config/constants";
+import { DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
+import { FLAVORS, type Role } from "@/lib/model";
 import { parseCidr } from "@/lib/auth/cidr";
 import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
 import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/headers";
@@ -47,7 +48,7 @@ export const taSchema = z
     url: z
       .url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" })
       .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { message: "no user or password in the URL: the TA is reached with tls and bearerTokenFile" }),
-    flavor: z.enum(["upstream", "cloudwatch"], { message: 'expected "upstream" or "cloudwatch"' }),
+    flavor: z.enum(FLAVORS, { message: `expected ${FLAVORS.map((f) => JSON.stringify(f)).join(" or ")}` }),
     tls: tlsSchema.optional(),
     bearerTokenFile: z.string().min(1).optional(),
     /** a deadline per request: from sending it to the last byte of the answer */
@@ -89,10 +90,10 @@ export const clusterSchema = z
       })
       .strict()
       .default({ inCluster: false, requestTimeoutSeconds: DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds: DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS }),
-    scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION_KEY),
+    scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION),
     pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
     targetAllocators: z
-      .object({ "per-node": taSchema.optional(), "cluster-scraper": taSchema.optional() })
+      .object({ "per-node": taSchema.optional(), "cluster-scraper": taSchema.optional() } satisfies Record<Role, unknown>)
       .strict()
       .refine((t) => t["per-node"] || t["cluster-scraper"], { message: "expected at least one of per-node, cluster-scraper" }),
   })

@@ -3,8 +3,9 @@
  * unknown fault or parameter is a 400 naming the problem. Shared by the control API and the dashboard's demo panel.
  */
 import { z } from "zod";
+import { ROLES } from "@/lib/model";
 
-const role = z.enum(["per-node", "cluster-scraper"], { message: 'expected "per-node" or "cluster-scraper"' });
+const role = z.enum(ROLES, { message: `expected ${ROLES.map((r) => JSON.stringify(r)).join(" or ")}` });
 const node = z.string({ message: "expected a node name" }).min(1, "expected a node name");
 
 export const faultSchema = z.discriminatedUnion(

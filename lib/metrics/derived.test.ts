@@ -58,6 +58,15 @@ describe("deriveSeries", () => {
 
   it("uses exactly the contract names and label sets", () => {
     const specs = Object.values(DERIVED_METRICS);
+    // the loop below asserts nothing on an empty list: the snapshot must yield series of every kind it has data for
+    expect(series.length).toBeGreaterThan(0);
+    expect(new Set(series.map((s) => s.name))).toEqual(
+      new Set(
+        [DERIVED_METRICS.targets, DERIVED_METRICS.unassigned, DERIVED_METRICS.locality, DERIVED_METRICS.collectors, DERIVED_METRICS.monitors]
+          .concat([DERIVED_METRICS.nodesWithoutCollector, DERIVED_METRICS.sourceUp, DERIVED_METRICS.pollDuration, DERIVED_METRICS.lastPoll, DERIVED_METRICS.taRequests])
+          .map((m) => m.name),
+      ),
+    );
     for (const s of series) {
       const m = specs.find((x) => x.name === s.name);
       expect(m, s.name).toBeDefined();

@@ -7,7 +7,8 @@
  */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { bucketStart, type Flapper, type Range, type SeriesPoint, type TimelineBucket } from "@/lib/analysis/churn";
+import { bucketStart, type Range, type SeriesPoint, type TimelineBucket } from "@/lib/analysis/churn-buckets";
+import type { Flapper } from "@/lib/analysis/readiness";
 import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 
 export interface RangeGrid {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { timeline, type ReadinessEvent, type ReassignmentRecord } from "@/lib/analysis/churn";
+import { timeline } from "@/lib/analysis/churn-buckets";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
+import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
 import { aggregateChurn, countByBucket, REASSIGNMENTS_READ, timelineFromCounts } from "@/lib/views/churn-aggregate";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");

@@ -6,20 +6,9 @@
  */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import {
-  bucketIndex,
-  bucketStart,
-  mergeReassignments,
-  rankFlapping,
-  series,
-  type Flapper,
-  type Range,
-  type ReadinessEvent,
-  type ReassignmentRecord,
-  type ReassignmentTotals,
-  type SeriesPoint,
-  type TimelineBucket,
-} from "@/lib/analysis/churn";
+import { bucketIndex, bucketStart, series, type Range, type SeriesPoint, type TimelineBucket } from "@/lib/analysis/churn-buckets";
+import { mergeReassignments, type ReassignmentRecord, type ReassignmentTotals } from "@/lib/analysis/reassignments";
+import { rankFlapping, type Flapper, type ReadinessEvent } from "@/lib/analysis/readiness";
 import { EVENTS_SHOWN, narrowChurnRows, type ChurnFilter, type ChurnRows } from "@/lib/views/churn";
 
 /**

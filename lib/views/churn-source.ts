@@ -8,23 +8,8 @@ export const CHURN_SOURCES = ["auto", "local", "prometheus"] as const;
 export type ChurnSourceParam = (typeof CHURN_SOURCES)[number];
 export const churnSourceSchema = z.enum(CHURN_SOURCES, { message: 'expected "auto", "local" or "prometheus"' });
 
-/** The view's account of its source. */
-export interface ChurnSource {
-  requested: ChurnSourceParam;
-  /** who answered the timeline, the series and the flapping ranking */
-  answered: "local" | "prometheus";
-  /** the configured backend (scheme, host and path only), null when none is configured */
-  prometheus: { endpoint: string } | null;
-  /** true when Prometheus was asked and failed: the local store answered instead */
-  fallback: boolean;
-  /** why Prometheus failed (fallback), null otherwise */
-  error: { kind: string; message: string; hint: string | null } | null;
-  /**
-   * Where local history starts (its oldest poll), null when it holds nothing: the events list and the reassignment hot
-   * spots always come from the local store (the backend holds no such series), so they cover [max(from, localFrom), to].
-   */
-  localFrom: number | null;
-}
+/** The view's account of its source: declared by its schema in lib/api/schemas.ts. */
+export type { ChurnSource } from "@/lib/api/schemas";
 
 /** `scheme://host[:port]/path` of a URL: never its user, password, query or fragment. */
 export function redactEndpoint(url: string): string {

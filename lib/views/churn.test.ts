@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ReassignmentRecord, ReadinessEvent } from "@/lib/analysis/churn";
+import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import { aggregateChurn } from "@/lib/views/churn-aggregate";
 import { churnQueryKey, MAX_LAST_MS, maxChurnRangeMs, narrowChurnRows, narrowReassignment, parseChurnQuery, toChurnView, type ChurnQuery } from "@/lib/views/churn";
 
@@ -98,7 +99,7 @@ describe("narrowChurnRows and the view's filter", () => {
   it("says what it was narrowed to", () => {
     const fresh = { at: NOW, pollIntervalMs: 15_000, stale: [] };
     const range = { from: NOW - 3_600_000, to: NOW, buckets: 4 };
-    const backend = { backend: "sqlite" as const, error: null };
+    const backend = { backend: "sqlite" as const, error: null, path: null };
     const v = toChurnView(fresh, "c1", { ...range, node: "n2" }, backend, aggregateChurn(rows, { ...range, node: "n2" }));
     expect(v.filter).toEqual({ node: "n2", pod: null });
     expect(v.events.map((e) => e.pod)).toEqual(["c"]);

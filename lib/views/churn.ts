@@ -1,23 +1,19 @@
-/** The churn view: query parameters (zod) and the view shape, reshaped once on the server from the history store's rows. */
+/**
+ * The churn view (GET /api/v1/churn): query parameters (zod), narrowing to a node or pod, and the answer, reshaped once on
+ * the server from the history store's aggregate. The answer's shape is declared by its schema in lib/api/schemas.ts.
+ */
 import { z } from "zod";
-import {
-  series,
-  type Flapper,
-  type PollPoint,
-  type Range,
-  type ReadinessEvent,
-  type ReassignmentRecord,
-  type ReassignmentTotals,
-  type CollectorMove,
-  type TargetMove,
-  type SeriesPoint,
-  type TimelineBucket,
-} from "@/lib/analysis/churn";
-import type { Freshness } from "@/lib/views/summary";
+import { series, type Range } from "@/lib/analysis/churn-buckets";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
+import type { PollPoint } from "@/lib/analysis/poll-points";
+import type { ReassignmentRecord, CollectorMove, TargetMove } from "@/lib/analysis/reassignments";
+import type { ChurnSource, ChurnView, Freshness } from "@/lib/api/schemas";
 import { timelineFromCounts, type ChurnAggregate } from "@/lib/views/churn-aggregate";
-import { churnSourceSchema, type ChurnSource, type ChurnSourceParam } from "@/lib/views/churn-source";
+import { churnSourceSchema, type ChurnSourceParam } from "@/lib/views/churn-source";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
+
+export type { ChurnTruncated, ChurnView } from "@/lib/api/schemas";
 
 export const DEFAULT_RANGE_MS = 3_600_000;
 /** The longest relative window `last` accepts: a year (the range is then clamped to maxChurnRangeMs). */
@@ -246,35 +242,6 @@ export function narrowChurnRows(rows: ChurnRows, f: ChurnFilter): ChurnRows {
     reassignments: rows.reassignments.map((r) => narrowReassignment(r, f)).filter((r): r is ReassignmentRecord => r !== null),
     polls: rows.polls,
   };
-}
-
-export interface ChurnView extends Freshness {
-  cluster: string;
-  from: number;
-  to: number;
-  /** who answered (the local store or a Prometheus-compatible backend) and, when Prometheus failed, why */
-  source: ChurnSource;
-  /** the LOCAL history store. `path`: the SQLite file in use, or the one that could not be used (absent from older servers) */
-  backend: { backend: "sqlite" | "memory"; error: string | null; path?: string | null };
-  /** the node and pod the readiness events and reassignments are narrowed to (null: all); series stay cluster-wide */
-  filter: { node: string | null; pod: string | null };
-  timeline: TimelineBucket[];
-  flapping: Flapper[];
-  /** the latest readiness events of the range, newest first */
-  events: ReadinessEvent[];
-  /** readiness events in the range (all of them, counted by the store) */
-  eventsInRange: number;
-  reassignments: ReassignmentTotals;
-  series: SeriesPoint[];
-  /** what a bound left out (every flag false: nothing) */
-  truncated: ChurnTruncated;
-}
-
-export interface ChurnTruncated {
-  /** the range asked was longer than the maximum (maxChurnRangeMs): `from` was moved forward */
-  range: boolean;
-  /** narrowed to a node or pod, the range held more reassignment records than are read: the oldest are left out */
-  reassignments: boolean;
 }
 
 export interface ChurnRows {

@@ -1,20 +1,8 @@
 /** Collectors view: targets per collector, imbalance, and where the TA and Kubernetes disagree. */
-import type { Role } from "@/lib/model";
-import type { Analysis, CollectorRow, RoleSummary } from "@/lib/analysis/types";
-import type { Freshness } from "@/lib/views/summary";
+import type { Analysis, RoleSummary } from "@/lib/analysis/types";
+import type { CollectorsView, Freshness } from "@/lib/api/schemas";
 
-export interface CollectorsView extends Freshness {
-  cluster: string;
-  roles: {
-    role: Role;
-    strategy: string | null;
-    imbalance: RoleSummary["imbalance"];
-    collectors: CollectorRow[];
-    taOnly: string[];
-    missingFromTa: string[];
-    notEligibleInTa: CollectorRow[];
-  }[];
-}
+export type { CollectorsView } from "@/lib/api/schemas";
 
 export function toCollectorsView(a: Analysis, fresh: Freshness): CollectorsView {
   return {

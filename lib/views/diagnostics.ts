@@ -2,14 +2,11 @@
 import type { Flavor, Role } from "@/lib/model";
 import type { Analysis } from "@/lib/analysis/types";
 import { diagnose, type ChurnLike, type Check, type CheckStatus, type CollectorSelector } from "@/lib/analysis/diagnostics";
-import { freshness, type Freshness, type SourceView } from "@/lib/views/summary";
+import type { DiagnosticsView, SourceView } from "@/lib/api/schemas";
+import { freshness } from "@/lib/views/summary";
 
-export interface DiagnosticsView extends Freshness {
-  cluster: string;
-  /** in the stable logical order of diagnose(); sortChecks() puts the worst first for display */
-  checks: Check[];
-  counts: Record<CheckStatus, number>;
-}
+/** `checks` are in the stable logical order of diagnose(); sortChecks() puts the worst first for display. */
+export type { DiagnosticsView } from "@/lib/api/schemas";
 
 export interface DiagnosticsSnapshotLike {
   cluster: string;

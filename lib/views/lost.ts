@@ -2,48 +2,12 @@
  * "Unassigned and lost": per role, the live unassigned count next to the TA's own gauge, and the ghost targets (assigned
  * to a collector that is not eligible) grouped by that collector. Reshaped once on the server; pure.
  */
-import type { Flavor, Role } from "@/lib/model";
+import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { CollectorRow, RoleSummary, TargetRow } from "@/lib/analysis/types";
-import type { Freshness } from "@/lib/views/summary";
+import type { Freshness, GhostGroup, LostRole, LostView } from "@/lib/api/schemas";
 
-/** The ghost targets one not-eligible collector still holds. */
-export interface GhostGroup {
-  role: Role;
-  collector: string;
-  /** the collector's node, when Kubernetes still knows the pod */
-  node: string | null;
-  zone: string | null;
-  /** why the collector is not eligible */
-  reason: string;
-  inKubernetes: boolean;
-  phase: string | null;
-  restarts: number;
-  targets: number;
-  jobs: number;
-  /** distinct nodes of the targets (nodeless targets not counted) */
-  targetNodes: number;
-}
-
-export interface LostRole {
-  role: Role;
-  flavor: Flavor;
-  taReady: boolean | null;
-  /** live count from the TA's metrics (null when they could not be read) */
-  unassigned: number | null;
-  /** the TA's own gauge: sticky upstream, so it can disagree with the live count */
-  unassignedReported: number | null;
-  /** the gauge and the live count disagree (both known) */
-  reportedDiffers: boolean;
-  assigned: number;
-  ghosts: number;
-  groups: GhostGroup[];
-}
-
-export interface LostView extends Freshness {
-  cluster: string;
-  roles: LostRole[];
-}
+export type { GhostGroup, LostRole, LostView } from "@/lib/api/schemas";
 
 interface AnalysisLike {
   cluster: string;

@@ -1,16 +1,9 @@
 /** Ownership view: the split between the cluster-scraper and per-node roles, and every monitor's owner and state. */
-import type { Ownership, Role } from "@/lib/model";
-import type { Analysis, MonitorRow } from "@/lib/analysis/types";
-import type { Freshness } from "@/lib/views/summary";
+import type { Role } from "@/lib/model";
+import type { Analysis } from "@/lib/analysis/types";
+import type { Freshness, OwnershipView } from "@/lib/api/schemas";
 
-export interface OwnershipView extends Freshness {
-  cluster: string;
-  annotationKey: string;
-  available: boolean;
-  split: { role: Role; monitors: number; targets: number; staticJobs: string[] }[];
-  counts: Record<Ownership, number> | null;
-  monitors: MonitorRow[];
-}
+export type { OwnershipView } from "@/lib/api/schemas";
 
 export function toOwnershipView(a: Analysis, fresh: Freshness, annotationKey: string): OwnershipView {
   const roles = Object.keys(a.roles) as Role[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ReadinessEvent } from "@/lib/analysis/churn";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import { readinessStrips } from "./node-readiness";
 
 const ev = (at: number, pod: string, ready: boolean): ReadinessEvent => ({

@@ -2,7 +2,7 @@
  * Readiness timeline strips for the node detail: one row per collector pod, segments of known readiness between its
  * transitions, as fractions of the time window. Pure; fed by the churn API's readiness events (lib/analysis/churn.ts).
  */
-import type { ReadinessEvent } from "@/lib/analysis/churn";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import type { Role } from "@/lib/model";
 
 export interface ReadinessSegment {

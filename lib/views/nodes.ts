@@ -1,32 +1,9 @@
 /** Node map, flows and node detail view shapes, reshaped once on the server. */
 import type { Role } from "@/lib/model";
-import { emptyClassCounts, type Analysis, type ClassCounts, type CollectorRow, type NodeRow, type NodeState, type TargetRow } from "@/lib/analysis/types";
-import type { Freshness } from "@/lib/views/summary";
+import { emptyClassCounts, type Analysis, type NodeRow, type NodeState, type TargetRow } from "@/lib/analysis/types";
+import type { Flow, Freshness, NodeDetailView, NodesView, ZoneFlow } from "@/lib/api/schemas";
 
-export interface Flow {
-  from: string;
-  to: string;
-  count: number;
-}
-
-/** A zone flow with its targets by class (a same-zone flow holds local and cross-node targets). */
-export interface ZoneFlow extends Flow {
-  classes: ClassCounts;
-}
-
-export interface NodesView extends Freshness {
-  cluster: string;
-  zones: { zone: string; nodes: NodeRow[]; byState: Record<NodeState, number> }[];
-  /** target zone -> collector zone, per-node role (or every role when there is no per-node TA) */
-  zoneFlows: ZoneFlow[];
-  /** the role zoneFlows, crossNodeFlows and totals describe; null: every role (no per-node TA) */
-  flowRole: Role | null;
-  /** target zone -> collector zone for each role of the cluster, to compare the agents' locality */
-  zoneFlowsByRole: Partial<Record<Role, ZoneFlow[]>>;
-  /** the largest node -> node flows that leave their node, capped */
-  crossNodeFlows: Flow[];
-  totals: { nodes: number; local: number; crossNode: number; crossZone: number; nodeless: number; ghost: number };
-}
+export type { Flow, NodeDetailView, NodesView, ZoneFlow } from "@/lib/api/schemas";
 
 const emptyStates = (): Record<NodeState, number> => ({ healthy: 0, degraded: 0, no_collector: 0, ghosts: 0, idle: 0 });
 const NO_ZONE = "(no zone)";
@@ -114,16 +91,6 @@ export function toNodesView(a: Analysis, fresh: Freshness, flowCap = 60): NodesV
       .slice(0, flowCap),
     totals,
   };
-}
-
-export interface NodeDetailView extends Freshness {
-  cluster: string;
-  node: NodeRow;
-  collectors: CollectorRow[];
-  /** targets located on this node, with who scrapes them */
-  targets: TargetRow[];
-  /** targets of other nodes (or none) that this node's collectors scrape */
-  scrapedForOthers: TargetRow[];
 }
 
 export function toNodeDetail(a: Analysis, fresh: Freshness, name: string, cap = 500): NodeDetailView | null {

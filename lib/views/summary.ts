@@ -1,32 +1,11 @@
-/** The overview's view shape, reshaped once on the server from a snapshot. */
+/**
+ * The overview's view (GET /api/v1/summary), reshaped once on the server from a snapshot, and every view's freshness. The
+ * shapes are declared by their schemas in lib/api/schemas.ts.
+ */
 import type { Ownership, Role } from "@/lib/model";
-import type { NodeState, RoleSummary } from "@/lib/analysis/types";
-import type { SourceErrorInfo } from "@/lib/source-error";
+import type { Freshness, NodeState, RoleSummary, SourceView, SummaryView } from "@/lib/api/schemas";
 
-export interface SourceView {
-  source: string;
-  state: "starting" | "ok" | "stale" | "error";
-  lastSuccess: number | null;
-  latencyMs: number | null;
-  error: SourceErrorInfo | null;
-}
-
-export interface Freshness {
-  /** when the data was computed (ms epoch) */
-  at: number;
-  pollIntervalMs: number;
-  /** sources that failed at the last poll: their last good data is shown */
-  stale: SourceView[];
-}
-
-export interface SummaryView extends Freshness {
-  cluster: string;
-  roles: Partial<Record<Role, RoleSummary>>;
-  monitors: Record<Ownership, number> | null;
-  nodes: { total: number; byState: Record<NodeState, number>; multiplePods: number };
-  duplicates: number;
-  sources: SourceView[];
-}
+export type { Freshness, SourceView, SummaryView } from "@/lib/api/schemas";
 
 interface SnapshotLike {
   cluster: string;

@@ -3,8 +3,10 @@
  * with zod; text search matches address, job, node and collector.
  */
 import { z } from "zod";
-import type { TargetRow } from "@/lib/analysis/types";
-import { TARGET_CLASSES } from "@/lib/model";
+import type { TargetPage, TargetRow } from "@/lib/api/schemas";
+import { ROLES, TARGET_CLASSES } from "@/lib/model";
+
+export type { TargetPage } from "@/lib/api/schemas";
 
 /** Exact-match filters: trimmed, empty means none. */
 const exact = (max: number) =>
@@ -22,13 +24,13 @@ const exact = (max: number) =>
 export const targetQuerySchema = z
   .object({
     cluster: z.string().optional(),
-    role: z.enum(["per-node", "cluster-scraper"]).optional(),
+    role: z.enum(ROLES).optional(),
     class: z
       .string()
       .max(200)
       .optional()
       .transform((v) => [...new Set((v ?? "").split(",").map((c) => c.trim()).filter(Boolean))].sort())
-      .pipe(z.array(z.enum(TARGET_CLASSES as [string, ...string[]], { message: `expected classes among ${TARGET_CLASSES.join(", ")}` }))),
+      .pipe(z.array(z.enum(TARGET_CLASSES, { message: `expected classes among ${TARGET_CLASSES.join(", ")}` }))),
     node: exact(253),
     collector: exact(253),
     job: exact(1024),
@@ -44,15 +46,6 @@ export const targetQuerySchema = z
   .strict();
 
 export type TargetQuery = z.infer<typeof targetQuerySchema>;
-
-export interface TargetPage {
-  total: number;
-  matched: number;
-  offset: number;
-  limit: number;
-  rows: TargetRow[];
-  byClass: Record<string, number>;
-}
 
 export function matchTargets(rows: readonly TargetRow[], q: TargetQuery): TargetRow[] {
   const classes = q.class.length ? new Set(q.class) : null;

@@ -151,7 +151,7 @@ describe("resolveMonitorRef", () => {
       kind: "ServiceMonitor",
       namespace: "monitoring",
       name: "kube-state-metrics",
-      annotations: { "cloudwatch.aws.amazon.com/scraper": "cluster-scraper" },
+      annotations: { [SCRAPER_ANNOTATION]: CLUSTER_SCRAPER },
       endpoints: 2,
     });
     expect(resolveMonitorRef(w.podMonitors[0])).toMatchObject({ kind: "PodMonitor", annotations: {}, endpoints: 1 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Flavor, Role } from "@/lib/model";
 import { TARGET_CLASSES } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
+import { API_ROUTES } from "@/lib/api/routes";
 import { allTargets, expectedClasses, startLens, zonesOf, type Lens, type Truth } from "@/server/acceptance/support";
 
 export function calmSuite(flavor: Flavor): void {
@@ -127,6 +128,30 @@ export function calmSuite(flavor: Flavor): void {
         }
         expect(rv.taOnly).toEqual([]);
         expect(rv.notEligibleInTa).toEqual([]);
+      }
+    });
+
+    it("lost: nothing unassigned and no ghost, the live count beside the TA's gauge", async () => {
+      const r = await lens.get("/api/v1/lost");
+      expect(r.status).toBe(200);
+      const v = api.lostViewSchema.parse(r.body);
+      expect(v.roles.map((x) => x.role).sort()).toEqual(roles);
+      for (const x of v.roles) {
+        expect(x.flavor).toBe(flavor);
+        expect(x.unassigned, x.role).toBe(truth.unassigned[x.role]);
+        expect(x.assigned, x.role).toBe(assigned(x.role).length);
+        expect(x.ghosts).toBe(0);
+        expect(x.groups).toEqual([]);
+      }
+    });
+
+    it("every documented route answers in the shape of its schema (lib/api/routes.ts)", async () => {
+      const node = api.nodesViewSchema.parse((await lens.get("/api/v1/nodes")).body).zones[0].nodes[0].name;
+      for (const [path, doc] of Object.entries(API_ROUTES)) {
+        const r = await lens.get(path.replace("{name}", encodeURIComponent(node)));
+        expect(r.status, path).toBe(200);
+        const parsed = doc.ok.safeParse(r.body);
+        expect(parsed.success ? [] : parsed.error.issues, path).toEqual([]);
       }
     });
 

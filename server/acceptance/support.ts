@@ -14,7 +14,7 @@ import { expect } from "vitest";
 import type { Role, TargetClass } from "@/lib/model";
 import { startDemoCluster, type DemoCluster, type DemoOptions } from "@/server/demo/cluster";
 import type { Runtime } from "@/server/runtime";
-import type { Snapshot } from "@/server/poller";
+import type { Snapshot } from "@/lib/snapshot";
 import { waitFor, sleep, type Truth } from "@/server/demo/acceptance/harness";
 
 export { sleep, waitFor, type Truth };
@@ -62,6 +62,8 @@ async function route(pathname: string): Promise<{ mod: RouteModule; params?: Rec
       return { mod: await import("@/app/api/v1/monitors/route") };
     case "/api/v1/targets":
       return { mod: await import("@/app/api/v1/targets/route") };
+    case "/api/v1/lost":
+      return { mod: await import("@/app/api/v1/lost/route") };
     case "/api/v1/churn":
       return { mod: await import("@/app/api/v1/churn/route") };
     case "/api/v1/diagnostics":

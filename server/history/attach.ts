@@ -7,7 +7,9 @@ import "server-only";
  */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { ReadinessTracker, capDiff, diffAssignments, pollPoint, type ReadinessEvent } from "@/lib/analysis/churn";
+import { ReadinessTracker, type ReadinessEvent } from "@/lib/analysis/readiness";
+import { capDiff, diffAssignments } from "@/lib/analysis/reassignments";
+import { pollPoint } from "@/lib/analysis/poll-points";
 import { podViewFromObject } from "@/lib/allocation/eligibility";
 import { PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
 import type { ClusterPoller } from "@/server/poller";

@@ -3,7 +3,10 @@ import "server-only";
  * The churn history in memory, when SQLite cannot be used: bounded ring buffers per cluster, same interface, lost on
  * restart. Retention applies too.
  */
-import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+import type { PollPoint } from "@/lib/analysis/poll-points";
+import type { Range } from "@/lib/analysis/churn-buckets";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
+import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
 import { aggregateChurn, type ChurnAggregate, type ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
 import { DAY_MS, MAINTENANCE_EVERY_MS, ROWS_READ, type HistoryBatch, type HistoryStatus, type HistoryStore } from "@/server/history/types";
 

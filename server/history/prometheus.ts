@@ -5,7 +5,8 @@ import "server-only";
  * One client per configuration, kept on globalThis as the runtime is.
  */
 import type { HistoryPrometheusConfig } from "@/lib/config/schema";
-import type { Flapper, Range, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
+import type { Flapper } from "@/lib/analysis/readiness";
+import type { Range, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
 import { churnQueries, flappingBucketsQuery, parseMatcher, type Matcher } from "@/lib/prometheus/promql";
 import { flappersFromVector, rangeGrid, rankFlappers, seriesFromMatrices, timelineFromMatrices } from "@/lib/prometheus/reshape";
 import { PrometheusClient } from "@/server/history/prometheus-client";

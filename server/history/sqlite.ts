@@ -8,19 +8,10 @@ import "server-only";
 import Database from "better-sqlite3";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import {
-  bucketStart,
-  mergeReassignments,
-  SAMPLE_CAP,
-  type PollPoint,
-  type Range,
-  type ReadinessEvent,
-  type ReadinessKind,
-  type ReassignmentRecord,
-  type ReassignmentTotals,
-  type SeriesPoint,
-  type TargetMove,
-} from "@/lib/analysis/churn";
+import { bucketStart, type Range, type SeriesPoint } from "@/lib/analysis/churn-buckets";
+import { mergeReassignments, SAMPLE_CAP, type ReassignmentRecord, type ReassignmentTotals, type TargetMove } from "@/lib/analysis/reassignments";
+import type { PollPoint } from "@/lib/analysis/poll-points";
+import type { ReadinessEvent, ReadinessKind } from "@/lib/analysis/readiness";
 import { EVENTS_SHOWN } from "@/lib/views/churn";
 import { aggregateChurn, FLAPPING_SHOWN, isFiltered, REASSIGNMENTS_READ, type BucketCount, type ChurnAggregate, type ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
 import { DAY_MS, MAINTENANCE_EVERY_MS, ROWS_READ, type HistoryBatch, type HistoryLimits, type HistoryStatus, type HistoryStore } from "@/server/history/types";

@@ -1,15 +1,18 @@
 import "server-only";
 /** The churn history store: one interface, a SQLite file (sqlite.ts) or bounded memory (memory.ts) behind it. */
-import type { PollPoint, Range, ReadinessEvent, ReassignmentRecord } from "@/lib/analysis/churn";
+import type { PollPoint } from "@/lib/analysis/poll-points";
+import type { Range } from "@/lib/analysis/churn-buckets";
+import type { ReadinessEvent } from "@/lib/analysis/readiness";
+import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
 import type { ChurnAggregate, ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
+import type { HistoryBackend } from "@/lib/api/schemas";
 
-export interface HistoryStatus {
-  backend: "sqlite" | "memory";
-  /** the database file, or the one that could not be used */
-  path: string | null;
-  /** why SQLite is not in use, or the last write failure; null when all is well */
-  error: string | null;
-}
+/**
+ * The local store in use: `backend`, `path` (the database file, or the one that could not be used) and `error` (why SQLite
+ * is not in use, or the last write failure; null when all is well). The churn view shows it as is (`backend`), so it is
+ * the API's shape (lib/api/schemas.ts).
+ */
+export type HistoryStatus = HistoryBackend;
 
 /** What one poll adds to the history of one cluster, written in one transaction. */
 export interface HistoryBatch {

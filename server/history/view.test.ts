@@ -35,8 +35,8 @@ describe("toChurnView", () => {
       reason: null,
     }));
     const range = { from: NOW - 3_600_000, to: NOW, buckets: 6 };
-    const v = toChurnView({ at: NOW, pollIntervalMs: 15_000, stale: [] }, "c1", range, { backend: "memory", error: "cannot use /x: boom" }, aggregateChurn({ readiness: events, reassignments: [], polls: [] }, range));
-    expect(v.backend).toEqual({ backend: "memory", error: "cannot use /x: boom" });
+    const v = toChurnView({ at: NOW, pollIntervalMs: 15_000, stale: [] }, "c1", range, { backend: "memory", error: "cannot use /x: boom", path: "/x" }, aggregateChurn({ readiness: events, reassignments: [], polls: [] }, range));
+    expect(v.backend).toEqual({ backend: "memory", error: "cannot use /x: boom", path: "/x" });
     expect(v.events).toHaveLength(200);
     expect(v.events[0].at).toBe(NOW);
     expect(v.eventsInRange).toBe(250);

@@ -14,7 +14,8 @@ import "server-only";
 import * as k8s from "@kubernetes/client-node";
 import type { ClusterConfig } from "@/lib/config/schema";
 import type { Role } from "@/lib/model";
-import { SourceError } from "@/lib/source-error";
+import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
+import type { SourceState } from "@/lib/snapshot";
 import { SourceErrorLog } from "@/server/net/error-log";
 
 /** how long after the watch timeout asked of the API server the client cuts a watch that is still open */
@@ -111,9 +112,10 @@ export type KubeObj = k8s.KubernetesObject & { spec?: unknown; status?: unknown 
 
 export interface InformerStatus {
   source: string;
-  state: "starting" | "ok" | "error";
+  /** an informer is never `stale`: the poller calls a failed one stale once it has succeeded before */
+  state: Exclude<SourceState, "stale">;
   lastSuccess: number | null;
-  error: ReturnType<SourceError["toJSON"]> | null;
+  error: SourceErrorInfo | null;
 }
 
 export interface WatchedKind {

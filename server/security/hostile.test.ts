@@ -15,7 +15,8 @@ import { parseConfig, type ClusterConfig, type TaConfig } from "@/lib/config/sch
 import { SourceError } from "@/lib/source-error";
 import { unescapeJobId } from "@/lib/routing";
 import { TaClient, jobTargetsPath } from "@/server/ta/client";
-import { ClusterPoller, type Snapshot, type SourceStatus } from "@/server/poller";
+import { ClusterPoller } from "@/server/poller";
+import type { Snapshot, SourceStatus } from "@/lib/snapshot";
 import { ConfigError, loadConfigFile } from "@/server/config";
 import { Store } from "@/server/demo/store";
 import { startKubeApi, type KubeApiServer } from "@/server/demo/kube/server";

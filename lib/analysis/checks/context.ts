@@ -5,29 +5,13 @@
 import type { Flavor, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { Analysis, RoleSummary } from "@/lib/analysis/types";
-import type { SourceErrorInfo } from "@/lib/source-error";
+import type { SourceView } from "@/lib/api/schemas";
 
-export type CheckStatus = "pass" | "warn" | "fail" | "unknown";
+/** A check's shape is the API's (lib/api/schemas.ts): `evidence` holds at most MAX_EVIDENCE items plus "and N more". */
+export type { Check, CheckStatus } from "@/lib/api/schemas";
 
-export interface Check {
-  id: string;
-  title: string;
-  status: CheckStatus;
-  summary: string;
-  /** concrete facts: pod names, node names, counts; at most MAX_EVIDENCE items plus "and N more" */
-  evidence: string[];
-  fix: string;
-  /** the dashboard page that explains it */
-  view: string;
-}
-
-export interface SourceLike {
-  source: string;
-  state: "starting" | "ok" | "stale" | "error";
-  lastSuccess?: number | null;
-  latencyMs?: number | null;
-  error: SourceErrorInfo | null;
-}
+/** What the checks read of a source's status (a snapshot's SourceStatus, or an answer's SourceView). */
+export type SourceLike = Pick<SourceView, "source" | "state" | "error"> & Partial<Pick<SourceView, "lastSuccess" | "latencyMs">>;
 
 export interface FlappingCollector {
   pod: string;
@@ -96,11 +80,13 @@ export const CHECK_IDS = [
 ] as const;
 export type CheckId = (typeof CHECK_IDS)[number];
 
+const TA_SOURCE = new RegExp(`/ta/(${ROLES.join("|")})$`);
+
 export type Parsed = { kind: "ta"; role: Role } | { kind: "kube"; what: string } | { kind: "other" };
 
 /** Source names are `<cluster>/ta/<role>` and `<cluster>/kube/<what>` (pods/<role>, nodes, servicemonitors, podmonitors). */
 export function parseSource(source: string): Parsed {
-  const ta = /\/ta\/(per-node|cluster-scraper)$/.exec(source);
+  const ta = TA_SOURCE.exec(source);
   if (ta) return { kind: "ta", role: ta[1] as Role };
   const kube = /\/kube\/(.+)$/.exec(source);
   if (kube) return { kind: "kube", what: kube[1] };

@@ -2,6 +2,7 @@
 import type { MonitorRow } from "@/lib/analysis/types";
 import type { Check, CheckStatus, Ctx } from "./context";
 import { isMonitorSource, mk, notYet, perRole, plural, verdict } from "./util";
+import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
 
 const LEGACY_KEY = "cloudwatch.aws/scraper";
 const monitorName = (m: MonitorRow) => `${m.kind} ${m.namespace}/${m.name}`;
@@ -23,7 +24,7 @@ const MONITOR_CHECKS = {
     id: "monitors-misrouted" as const,
     title: "Monitors scraped by the wrong agent",
     bad: "are held only by the TA their annotation does not route them to",
-    fix: "Annotate cloudwatch.aws.amazon.com/scraper: cluster-scraper exactly (the earlier draft key cloudwatch.aws/scraper is ignored) to route a monitor to the cluster-scraper, remove it for per-node; if the annotation is right, the TA's scraper_role is misconfigured.",
+    fix: `Annotate ${DEFAULT_SCRAPER_ANNOTATION}: ${CLUSTER_SCRAPER_VALUE} exactly (the earlier draft key ${LEGACY_KEY} is ignored) to route a monitor to the cluster-scraper, remove it for per-node; if the annotation is right, the TA's scraper_role is misconfigured.`,
   },
 };
 

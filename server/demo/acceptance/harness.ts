@@ -10,13 +10,14 @@ import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { Role } from "@/lib/model";
 
 export const REPO = path.resolve(import.meta.dirname, "../../..");
 export const KUBECTL = "/usr/bin/kubectl";
 export const PROMETHEUS = "/usr/bin/prometheus";
-export const SECRET_MARKER = "lens-demo-secret";
-
-export type Role = "per-node" | "cluster-scraper";
+/** the fake credential every demo scrape config carries (the demo world's marker) */
+export { DEMO_SECRET_MARKER as SECRET_MARKER } from "@/lib/world/constants";
+export type { Role };
 
 export interface TaInfo {
   url: string;

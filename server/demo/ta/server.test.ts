@@ -6,6 +6,7 @@ import type { TaState } from "./state";
 import { request, type ClientOptions } from "./test-client";
 import { COLLECTORS, EMPTY_JOB, fixtureState, KUBELET, NODE_EXPORTER, SECRET_PASSWORD, SECRET_TOKEN, WEB } from "./test-fixture";
 import { goQueryEscape } from "./encode";
+import { SECRET_PLACEHOLDER } from "./scrape";
 
 const esc = goQueryEscape;
 let pki: DemoPki;
@@ -128,7 +129,7 @@ describe.each(cases)("TA server, $flavor flavor (tls: $tls)", ({ flavor, tls }) 
     const body = JSON.parse(r.body);
     expect(Object.keys(body)).toEqual([KUBELET, WEB, EMPTY_JOB, NODE_EXPORTER].sort());
     expect(Object.keys(body[KUBELET])).toEqual([...Object.keys(body[KUBELET])].sort());
-    const expected = tls ? [SECRET_TOKEN, SECRET_PASSWORD, "oauth-sekret"] : ["<secret>", "<secret>", "<secret>"];
+    const expected = tls ? [SECRET_TOKEN, SECRET_PASSWORD, "oauth-sekret"] : [SECRET_PLACEHOLDER, SECRET_PLACEHOLDER, SECRET_PLACEHOLDER];
     expect([body[KUBELET].authorization.credentials, body[KUBELET].basic_auth.password, body[EMPTY_JOB].oauth2.client_secret]).toEqual(expected);
     expect(body[KUBELET].basic_auth.username).toBe("scraper");
     expect(r.body.includes(SECRET_TOKEN)).toBe(tls);

@@ -1,8 +1,10 @@
 import { handle } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
+import type { ClustersView } from "@/lib/api/schemas";
+import type { Role } from "@/lib/model";
 
 export async function GET() {
-  return handle(async () => {
+  return handle(async (): Promise<ClustersView> => {
     const runtime = await getRuntime();
     return {
       demo: Boolean(runtime.config.demo),
@@ -11,7 +13,7 @@ export async function GET() {
         pollIntervalSeconds: c.pollIntervalSeconds,
         roles: Object.entries(c.targetAllocators)
           .filter(([, ta]) => ta)
-          .map(([role, ta]) => ({ role, flavor: ta!.flavor })),
+          .map(([role, ta]) => ({ role: role as Role, flavor: ta!.flavor })),
       })),
     };
   });

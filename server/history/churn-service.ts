@@ -1,6 +1,8 @@
 import "server-only";
 /**
- * The churn API's server side: parse the query, find the cluster's snapshot and history, choose the source (the local
+ * The churn service: everything the dashboard answers from the churn history.
+ *
+ * The churn API (GET /api/v1/churn): parse the query, find the cluster's snapshot and history, choose the source (the local
  * store, or the Prometheus-compatible backend of history.prometheus for ranges older than local history), reshape into
  * the churn view (narrowed to `node` and/or `pod` when asked: the node detail's readiness history).
  * A failing backend never empties the view: the local store answers, and the view says so with the backend's error.
@@ -8,6 +10,9 @@ import "server-only";
  * Bounds: the range is validated and clamped (lib/views/churn.ts), the store aggregates in SQL and returns bounded rows,
  * and each answer is cached per cluster, poll and normalised query (a range without `to` ends at the poll's time), so N
  * browsers polling the same view cost one computation per poll.
+ *
+ * The flapping collectors the diagnostics judge (`flappingFor`): the readiness events of the last FLAP_WINDOW_MS, ranked,
+ * read once per cluster and poll however many browsers poll the diagnostics.
  */
 import type { Config, HistoryPrometheusConfig } from "@/lib/config/schema";
 import { freshness } from "@/lib/views/summary";
@@ -15,6 +20,9 @@ import { churnQueryKey, maxChurnRangeMs, parseChurnQuery, toChurnView, type Chur
 import { chooseSource, redactEndpoint, type ChurnSource } from "@/lib/views/churn-source";
 import { AnswerCache } from "@/lib/answer-cache";
 import { SourceError } from "@/lib/source-error";
+import { rankFlapping } from "@/lib/analysis/readiness";
+import type { ChurnLike } from "@/lib/analysis/diagnostics";
+import type { Snapshot } from "@/lib/snapshot";
 import { ApiError, snapshotFor } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 import { historyFor, startHistory, type ClusterHistory } from "@/server/history/registry";
@@ -116,4 +124,34 @@ async function computeChurn(query: ChurnQuery, ctx: ChurnContext, log: Log): Pro
     throw new ApiError(503, "history_unavailable", `cannot read churn history from ${status.path ?? status.backend}: ${(e as Error).message}`);
   }
   return toChurnView(freshnessOf(snapshot), snapshot.cluster, query, { backend: status.backend, error: status.error, path: status.path }, local, source, fromPrometheus);
+}
+
+/** Readiness flapping (the collector-flapping diagnostic) is judged over this window, up to the time of the read. */
+export const FLAP_WINDOW_MS = 15 * 60_000;
+/** Readiness events read for it at most. */
+export const FLAP_EVENTS_READ = 10_000;
+/** One entry per cluster and poll. */
+const flapping = new AnswerCache<ChurnLike | null>(16, 15_000);
+
+/**
+ * The flapping collectors of the last FLAP_WINDOW_MS from the cluster's churn history, read once per poll (the poll's time
+ * is in the key; an entry lives a poll interval at most). Null (the check reads "unknown") when there is no history or it
+ * cannot be read; a failed read is not kept.
+ */
+export function flappingFor(
+  snapshot: Pick<Snapshot, "cluster" | "at" | "pollIntervalMs">,
+  now = Date.now(),
+  history: ClusterHistory | undefined = historyFor(snapshot.cluster),
+  answers: AnswerCache<ChurnLike | null> = flapping,
+): Promise<ChurnLike | null> {
+  if (!history) return Promise.resolve(null);
+  const key = JSON.stringify([snapshot.cluster, snapshot.at]);
+  return answers
+    .get(
+      key,
+      now,
+      async () => ({ flapping: rankFlapping(history.store.readiness(snapshot.cluster, { from: now - FLAP_WINDOW_MS, to: now }, FLAP_EVENTS_READ)) }),
+      Math.max(MIN_TTL_MS, snapshot.pollIntervalMs),
+    )
+    .catch(() => null);
 }

@@ -3,7 +3,8 @@ import { AnswerCache } from "@/lib/answer-cache";
 import type { ChurnView } from "@/lib/views/churn";
 import { handle } from "@/server/api";
 import { MemoryHistory } from "@/server/history/memory";
-import { CHURN_CACHE_SIZE, churnAnswer, churnFor, type ChurnContext } from "@/server/history/query";
+import { CHURN_CACHE_SIZE, FLAP_WINDOW_MS, churnAnswer, churnFor, flappingFor, type ChurnContext } from "@/server/history/churn-service";
+import type { ChurnLike } from "@/lib/analysis/diagnostics";
 
 const POLL = Date.parse("2026-03-01T12:00:00Z");
 
@@ -71,5 +72,35 @@ describe("churn answers are cached per cluster, normalised query and poll", () =
     await expect(churnAnswer(params("last=1000"), POLL + 1, ctx, () => {}, cache)).rejects.toMatchObject({ status: 503, code: "history_unavailable" });
     await expect(churnAnswer(params("last=1000"), POLL + 2, ctx, () => {}, cache)).resolves.toMatchObject({ eventsInRange: 0 });
     expect(churn).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("the diagnostics' flapping read", () => {
+  const flip = (at: number, ready: boolean) => ({ at, role: "per-node" as const, pod: "agent-f", node: "n2", ready, kind: ready ? ("became_ready" as const) : ("became_not_ready" as const), reason: null });
+
+  it("ranks the readiness flips of the last FLAP_WINDOW_MS, read once per cluster and poll", async () => {
+    const ctx = context();
+    ctx.store.write("c1", { readiness: [flip(POLL - FLAP_WINDOW_MS - 1000, false), flip(POLL - 5000, true), flip(POLL - 4000, false)], poll: { at: POLL - 3000, pollMs: 5, roles: {} } });
+    const readiness = vi.spyOn(ctx.store, "readiness");
+    const cache = new AnswerCache<ChurnLike | null>(8, 15_000);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => flappingFor(ctx.snapshot, POLL + 100 * i, ctx.history, cache)));
+    expect(readiness).toHaveBeenCalledTimes(1);
+    expect(readiness).toHaveBeenCalledWith("c1", { from: POLL - FLAP_WINDOW_MS, to: POLL }, expect.any(Number));
+    expect(new Set(answers).size).toBe(1);
+    // agent-f flipped twice in the window (its older flip is outside it), agent-a once
+    expect(answers[0]?.flapping.map((f) => [f.pod, f.transitions])).toEqual([["agent-f", 2], ["agent-a", 1]]);
+    await flappingFor({ ...ctx.snapshot, at: POLL + 15_000 }, POLL + 15_100, ctx.history, cache);
+    expect(readiness).toHaveBeenCalledTimes(2);
+  });
+
+  it("is null without history or when the store fails, and a failure is not kept", async () => {
+    const ctx = context();
+    const cache = new AnswerCache<ChurnLike | null>(8, 15_000);
+    expect(await flappingFor(ctx.snapshot, POLL, undefined, cache)).toBeNull();
+    vi.spyOn(ctx.store, "readiness").mockImplementationOnce(() => {
+      throw new Error("disk I/O error");
+    });
+    expect(await flappingFor(ctx.snapshot, POLL, ctx.history, cache)).toBeNull();
+    expect(await flappingFor(ctx.snapshot, POLL + 1, ctx.history, cache)).toEqual({ flapping: [expect.objectContaining({ pod: "agent-a", transitions: 1 })] });
   });
 });

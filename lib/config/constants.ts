@@ -1,1 +1,0 @@
-export const DEFAULT_SCRAPER_ANNOTATION_KEY = "cloudwatch.aws.amazon.com/scraper";

@@ -1,0 +1,39 @@
+/**
+ * The snapshot: everything known about one cluster at one instant (docs/ARCHITECTURE.md, "The snapshot"), and the status
+ * of each source the poller reads. The poller (server/poller.ts) builds them; views, metrics, history and diagnostics read
+ * them. Declared here only; pure types and the list of source states.
+ */
+import type { Analysis } from "@/lib/analysis/types";
+import type { SourceView } from "@/lib/api/schemas";
+
+/**
+ * `starting` (never answered yet), `ok`, `stale` (failed at the last poll, its last good data is still used) or `error`
+ * (failed and never succeeded).
+ */
+export const SOURCE_STATES = ["starting", "ok", "stale", "error"] as const;
+export type SourceState = (typeof SOURCE_STATES)[number];
+
+/**
+ * One source's status (`<cluster>/ta/<role>`, `<cluster>/kube/<what>`): what the API shows of it (`SourceView`, its schema
+ * in lib/api/schemas.ts) plus when the poller last tried it.
+ */
+export interface SourceStatus extends SourceView {
+  lastAttempt: number | null;
+}
+
+export interface Snapshot {
+  cluster: string;
+  at: number;
+  pollMs: number;
+  /** process CPU time during the poll (includes whatever else the process did meanwhile) */
+  pollCpuMs: number;
+  pollIntervalMs: number;
+  analysis: Analysis;
+  sources: SourceStatus[];
+  taRequestsLastPoll: number;
+  bytesLastPoll: number;
+  /** job answers read by the scanner and by JSON.parse */
+  answersLastPoll: { scan: number; parse: number };
+  /** the longest stretch the analysis held the event loop (it runs in slices) */
+  analysisLongestSliceMs: number;
+}

@@ -1,0 +1,78 @@
+/** The churn page's chart rows: timeline counts per role from the API's buckets, locality/ghost/unassigned series. Pure. */
+import type { Role } from "@/lib/model";
+import { ROLES } from "@/lib/model";
+import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
+
+export interface TimelineRow {
+  t: number;
+  /** bucket end, for the tooltip */
+  end: number;
+  ready_pn: number;
+  ready_cs: number;
+  moves_pn: number;
+  moves_cs: number;
+}
+
+/** One row per bucket, counts per role; with `role`, the other role's counts are zero. */
+export function timelineRows(buckets: readonly TimelineBucket[], to: number, role: Role | null): TimelineRow[] {
+  const keep = (r: Role) => role === null || role === r;
+  return buckets.map((b, i) => ({
+    t: b.t,
+    end: i + 1 < buckets.length ? buckets[i + 1].t : to,
+    ready_pn: keep("per-node") ? (b.byRole["per-node"]?.readiness ?? 0) : 0,
+    ready_cs: keep("cluster-scraper") ? (b.byRole["cluster-scraper"]?.readiness ?? 0) : 0,
+    moves_pn: keep("per-node") ? (b.byRole["per-node"]?.reassignments ?? 0) : 0,
+    moves_cs: keep("cluster-scraper") ? (b.byRole["cluster-scraper"]?.reassignments ?? 0) : 0,
+  }));
+}
+
+export interface TimelineTotals {
+  readiness: number;
+  reassignments: number;
+}
+
+export function timelineTotals(rows: readonly TimelineRow[]): TimelineTotals {
+  let readiness = 0;
+  let reassignments = 0;
+  for (const r of rows) {
+    readiness += r.ready_pn + r.ready_cs;
+    reassignments += r.moves_pn + r.moves_cs;
+  }
+  return { readiness, reassignments };
+}
+
+export interface SeriesRow {
+  t: number;
+  /** percent, null without data */
+  locality_pn: number | null;
+  locality_cs: number | null;
+  ghosts: number | null;
+  unassigned: number | null;
+}
+
+const percent = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 1000) / 10);
+
+export function seriesRows(points: readonly SeriesPoint[]): SeriesRow[] {
+  return points.map((p) => ({
+    t: p.t,
+    locality_pn: percent(p.localityRatio["per-node"]),
+    locality_cs: percent(p.localityRatio["cluster-scraper"]),
+    ghosts: p.ghosts,
+    unassigned: p.unassigned,
+  }));
+}
+
+/** Indexes of points with no neighbour: a line draws nothing there, so the chart marks them with a dot. */
+export function isolatedPoints(rows: readonly SeriesRow[], key: Exclude<keyof SeriesRow, "t">): Set<number> {
+  const has = (i: number) => i >= 0 && i < rows.length && rows[i][key] !== null;
+  const out = new Set<number>();
+  rows.forEach((_, i) => {
+    if (has(i) && !has(i - 1) && !has(i + 1)) out.add(i);
+  });
+  return out;
+}
+
+/** Roles that have at least one locality point (a cluster may run one TA). */
+export function seriesRoles(points: readonly SeriesPoint[]): Role[] {
+  return ROLES.filter((r) => points.some((p) => p.localityRatio[r] !== undefined));
+}
