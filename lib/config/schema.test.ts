@@ -79,6 +79,8 @@ describe("parseConfig", () => {
       maxHeaderBytes: 16384,
       maxHeadersCount: 100,
       maxRequestsPerClient: 32,
+      requestsPerSecondPerClient: 20,
+      requestBurstPerClient: 100,
     });
   });
 

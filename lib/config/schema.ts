@@ -155,6 +155,8 @@ export const serverSchema = z
     maxHeaderBytes: z.number({ message: "expected a number of bytes" }).int().min(1024).max(1024 * 1024).default(DEFAULT_INBOUND_LIMITS.maxHeaderBytes),
     maxHeadersCount: z.number({ message: "expected a number of headers" }).int().min(10).max(2000).default(DEFAULT_INBOUND_LIMITS.maxHeadersCount),
     maxRequestsPerClient: z.number({ message: "expected a number of requests" }).int().min(8).max(100_000).default(DEFAULT_INBOUND_LIMITS.maxRequestsPerClient),
+    requestsPerSecondPerClient: z.number({ message: "expected a number of requests a second" }).positive().max(100_000).default(DEFAULT_INBOUND_LIMITS.requestsPerSecondPerClient),
+    requestBurstPerClient: z.number({ message: "expected a number of requests" }).int().min(10).max(1_000_000).default(DEFAULT_INBOUND_LIMITS.requestBurstPerClient),
   })
   .strict()
   .refine((s) => s.headersTimeoutSeconds <= s.requestTimeoutSeconds, { path: ["headersTimeoutSeconds"], message: "must not exceed requestTimeoutSeconds" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compilePolicy } from "@/lib/auth/decide";
-import { clientOf, InFlight } from "./clients";
+import { clientOf, InFlight, RateLimiter } from "./clients";
 
 const proxy = compilePolicy({ mode: "proxy", trustedProxies: ["127.0.0.1/32"], exemptPaths: [], userHeaders: ["X-Forwarded-User", "X-Forwarded-Email"] } as never);
 const headers = (h: Record<string, string>) => (name: string) => h[name];
@@ -34,5 +34,29 @@ describe("InFlight", () => {
     f.leave("a");
     f.leave("b");
     expect(f.clients).toBe(0);
+  });
+});
+
+describe("RateLimiter", () => {
+  it("lets a burst through, then holds the client to its rate, each client on its own", () => {
+    const r = new RateLimiter(10, 3);
+    expect([0, 0, 0].map(() => r.take("a", 0))).toEqual([0, 0, 0]);
+    expect(r.take("a", 0)).toBe(1);
+    expect(r.take("b", 0)).toBe(0);
+    expect(r.take("a", 100)).toBe(0); // 100 ms at 10/s: one token back
+    expect(r.take("a", 100)).toBeGreaterThan(0);
+    expect(r.take("a", 10_000)).toBe(0); // refilled, never above the burst
+    expect([r.take("a", 10_000), r.take("a", 10_000), r.take("a", 10_000)]).toEqual([0, 0, 1]);
+  });
+
+  it("keeps at most maxClients buckets, dropping idle ones first", () => {
+    const r = new RateLimiter(10, 2, 3);
+    r.take("idle", 0);
+    r.take("b", 9_000);
+    r.take("c", 9_000);
+    r.take("d", 9_000); // full: "idle" has refilled since 0 and goes
+    expect(r.clients).toBe(3);
+    for (let i = 0; i < 100; i++) r.take(`x${i}`, 9_000);
+    expect(r.clients).toBe(3);
   });
 });

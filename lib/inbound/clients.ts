@@ -49,3 +49,56 @@ export class InFlight {
     return this.counts.get(client) ?? 0;
   }
 }
+
+/**
+ * A token bucket per client: `burst` requests at once, refilled at `perSecond`. A request finding its client's bucket
+ * empty is refused (429) in front of Next.js, where a refusal costs a small fraction of a request Next.js answers, so a
+ * client sending requests as fast as it can is held to its rate without slowing everyone else down. A page load (HTML,
+ * scripts, data) is a burst of a few dozen requests; polling views send a few per interval.
+ *
+ * At most `maxClients` buckets are kept: when full, buckets that have refilled completely (their client idle) are dropped
+ * first (forgetting them changes nothing), then the oldest.
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+    readonly maxClients = 10_000,
+  ) {}
+
+  /** Takes one token of `client`: 0 when the request may go on, else the seconds until a token is there. */
+  take(client: string, now: number): number {
+    let b = this.buckets.get(client);
+    if (b) {
+      b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+      b.at = now;
+      // most recently used last: the oldest come first when the map is full
+      this.buckets.delete(client);
+    } else {
+      if (this.buckets.size >= this.maxClients) this.evict(now);
+      b = { tokens: this.burst, at: now };
+    }
+    this.buckets.set(client, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+  }
+
+  get clients(): number {
+    return this.buckets.size;
+  }
+
+  private evict(now: number): void {
+    const full = (this.burst * 1000) / this.perSecond;
+    for (const [k, b] of this.buckets) if (now - b.at >= full) this.buckets.delete(k);
+    while (this.buckets.size >= this.maxClients) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest === undefined) break;
+      this.buckets.delete(oldest);
+    }
+  }
+}

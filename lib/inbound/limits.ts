@@ -26,6 +26,10 @@ export interface InboundLimits {
    * once. A browser opens at most 6 connections to a host; a client past this floods the server.
    */
   maxRequestsPerClient: number;
+  /** requests one client may send a second, on average; more get 429 at once (a token bucket, lib/inbound/clients.ts) */
+  requestsPerSecondPerClient: number;
+  /** requests one client may send at once above that rate (a page load is a burst of a few dozen) */
+  requestBurstPerClient: number;
 }
 
 export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
@@ -38,4 +42,6 @@ export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
   maxHeaderBytes: 16 * 1024,
   maxHeadersCount: 100,
   maxRequestsPerClient: 32,
+  requestsPerSecondPerClient: 20,
+  requestBurstPerClient: 100,
 };

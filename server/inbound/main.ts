@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const server = createInboundServer({
     limits,
     gate: { demo, basePath },
-    clients: { of: (req) => clientOf(req.socket.remoteAddress, header(req), auth), maxInFlight: limits.maxRequestsPerClient },
+    clients: { of: (req) => clientOf(req.socket.remoteAddress, header(req), auth), maxInFlight: limits.maxRequestsPerClient, perSecond: limits.requestsPerSecondPerClient, burst: limits.requestBurstPerClient },
     lockout: (req) => {
       if (auth?.mode !== "token") return 0;
       const path = routePath(req.url ?? "/", basePath);

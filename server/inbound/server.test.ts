@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import http from "node:http";
 import net from "node:net";
-import { createInboundServer, type Handler } from "@/server/inbound/server";
+import { createInboundServer, isStaticAsset, type Handler } from "@/server/inbound/server";
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from "@/lib/inbound/limits";
 
 interface Running {
@@ -315,5 +315,52 @@ describe("per-client limits in front of Next.js", () => {
     await s.until(1);
     s.release();
     expect((await other).status).toBe(200);
+  });
+});
+
+describe("per-client rate in front of Next.js", () => {
+  it("holds a client sending as fast as it can to its burst and rate, and serves another client meanwhile", async () => {
+    let handled = 0;
+    const server = createInboundServer({
+      limits: DEFAULT_INBOUND_LIMITS,
+      gate: { demo: false, basePath: "" },
+      clients: { of: (req) => req.socket.remoteAddress ?? "unknown", maxInFlight: 1000, perSecond: 1, burst: 10 },
+      handler: (_req, res) => {
+        handled++;
+        res.end("ok");
+      },
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    servers.push({ port: 0, handled: [], connections: async () => 0, closedBytesRead: [], close: () => new Promise<void>((r) => server.close(() => r())) });
+    const port = (server.address() as net.AddressInfo).port;
+    const get = (localAddress: string) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        http
+          .get({ host: "127.0.0.1", port, path: "/api/v1/summary", localAddress, agent: false }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined }));
+          })
+          .on("error", reject);
+      });
+    const flood: { status: number; retryAfter: string | undefined }[] = [];
+    for (let i = 0; i < 30; i++) flood.push(await get("127.0.0.2"));
+    const served = flood.filter((r) => r.status === 200).length;
+    // the burst, and at most a token or two refilled while the 30 requests ran
+    expect(served).toBeGreaterThanOrEqual(10);
+    expect(served).toBeLessThanOrEqual(12);
+    expect(flood.filter((r) => r.status === 429).every((r) => Number(r.retryAfter) >= 1)).toBe(true);
+    expect(handled).toBe(served);
+    expect((await get("127.0.0.3")).status).toBe(200);
+  });
+});
+
+describe("isStaticAsset", () => {
+  it("is the build's static files only, with no way to another route", () => {
+    expect(isStaticAsset("/_next/static/chunks/a1b2.js", "")).toBe(true);
+    expect(isStaticAsset("/lens/_next/static/css/x.css?v=1", "/lens")).toBe(true);
+    expect(isStaticAsset("/_next/static/../../api/v1/summary", "")).toBe(false);
+    expect(isStaticAsset("/_next/static/%2e%2e/api/v1/summary", "")).toBe(false);
+    expect(isStaticAsset("/api/v1/summary", "")).toBe(false);
+    expect(isStaticAsset("/_next/static/x.js", "/lens")).toBe(false);
   });
 });

@@ -11,7 +11,7 @@
  * No "server-only" import: this module is bundled into the server entry (scripts/build-server.mjs), outside Next.
  */
 import http from "node:http";
-import { InFlight } from "@/lib/inbound/clients";
+import { InFlight, RateLimiter } from "@/lib/inbound/clients";
 import { gate, type GateSettings, type GateVerdict } from "@/lib/inbound/gate";
 import type { InboundLimits } from "@/lib/inbound/limits";
 import { STATIC_SECURITY_HEADERS } from "@/lib/security/headers";
@@ -78,6 +78,13 @@ export function refuse(res: http.ServerResponse, status: number, code: string, m
   res.once("close", () => clearTimeout(timer));
 }
 
+/** A file of the build's `/_next/static/` (content-hashed, immutable) or the favicon. */
+export function isStaticAsset(url: string, basePath: string): boolean {
+  const path = url.split("?")[0];
+  if (path.includes("..") || path.includes("%") || path.includes("\\")) return false; // no way round the rate to another route
+  return path.startsWith(`${basePath}/_next/static/`) || path === `${basePath}/favicon.ico`;
+}
+
 export interface InboundServerOptions {
   limits: InboundLimits;
   gate: Omit<GateSettings, "maxBodyBytes">;
@@ -86,7 +93,7 @@ export interface InboundServerOptions {
    * Per-client fairness: who a request is from (lib/inbound/clients.ts) and how many of its requests may be in flight;
    * past that it gets 429 at once, before Next.js. Without it, no per-client limit.
    */
-  clients?: { of(req: http.IncomingMessage): string; maxInFlight: number };
+  clients?: { of(req: http.IncomingMessage): string; maxInFlight: number; perSecond?: number; burst?: number };
   /**
    * Seconds a client must wait before it may try again (an address locked out after too many wrong tokens), 0 when it may
    * now: answered 429 here, before Next.js, so that a locked-out client costs next to nothing.
@@ -115,12 +122,16 @@ export function createInboundServer(o: InboundServerOptions): http.Server {
       });
   };
   const inFlight = o.clients ? new InFlight(o.clients.maxInFlight) : null;
+  const rate = o.clients?.perSecond && o.clients.burst ? new RateLimiter(o.clients.perSecond, o.clients.burst) : null;
   const admit = (req: http.IncomingMessage, res: http.ServerResponse, verdict: GateVerdict, continued: () => void) => {
     if (verdict.action === "refuse") return refuse(res, verdict.status, verdict.code, verdict.message);
     if (o.clients && inFlight) {
       const client = o.clients.of(req);
       const wait = o.lockout?.(req, client) ?? 0;
       if (wait > 0) return refuse(res, 429, "too_many_failures", `too many failed authentication attempts from this address; retry in ${wait} s`, wait);
+      // the build's static files (scripts, styles, fonts) are cheap, immutable and most of a page load: not counted
+      const slow = rate && !isStaticAsset(req.url ?? "/", settings.basePath) ? rate.take(client, Date.now()) : 0;
+      if (slow > 0) return refuse(res, 429, "too_many_requests", `more than ${rate!.perSecond} requests a second from this client (server.requestsPerSecondPerClient)`, slow);
       if (!inFlight.enter(client)) {
         return refuse(res, 429, "too_many_requests", `more than ${inFlight.limit} requests of this client at once (server.maxRequestsPerClient)`, 1);
       }
