@@ -10,7 +10,8 @@ import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
 import { ClusterPoller, MAX_FIRST_POLL_WAITERS, type Snapshot } from "@/server/poller";
 import { startTestKube } from "@/server/kube/test-fixtures";
-import { dribble, jobAnswer, NS, SELECTOR, startFakeTa, until } from "@/server/ta/test-fixtures";
+import { until } from "@allocation-lens/test-support/wait";
+import { dribble, jobAnswer, NS, SELECTOR, startFakeTa } from "@/server/ta/test-fixtures";
 
 let dir: string;
 beforeAll(() => {

@@ -5,7 +5,7 @@
  */
 import type { PodView, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { ineligibleReason, podViewFromObject } from "@/lib/allocation/eligibility";
+import { ineligibleReason, podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import type { Analysis, ClassCounts, TargetRow } from "@/lib/analysis/types";
 
 /** Readiness is judged strictly (Running, Ready, not terminating, scheduled), as ghosts are: no grace period. */

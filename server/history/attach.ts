@@ -8,7 +8,7 @@ import "server-only";
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import { ReadinessTracker, capDiff, diffAssignments, pollPoint, type ReadinessEvent } from "@/lib/analysis/churn";
-import { podViewFromObject } from "@/lib/allocation/eligibility";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import { PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
 import type { ClusterPoller } from "@/server/poller";
 import type { HistoryStore } from "@/server/history/types";

@@ -2,7 +2,7 @@ import "server-only";
 /** Kubernetes objects (as informers deliver them) reshaped into the analysis' input types. */
 import type { MonitorRef } from "@/lib/model";
 import type { AgentPod, NodeInfo } from "@/lib/analysis/types";
-import { podViewFromObject } from "@/lib/allocation/eligibility";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import type { KubeObj } from "@/server/kube/informers";
 
 type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

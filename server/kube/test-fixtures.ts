@@ -9,9 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import YAML from "yaml";
-import { Store } from "@/server/demo/store";
-import { startKubeApi } from "@/server/demo/kube/server";
-import { node, pod } from "@/server/demo/kube/test-fixtures";
+import { Store } from "@allocation-lens/demo-cluster/internal/store";
+import { startKubeApi } from "@allocation-lens/demo-cluster/internal/kube/server";
+import { node, pod } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
 import { NS, SELECTOR } from "@/server/ta/test-fixtures";
 
 export interface TestKube {

@@ -17,7 +17,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
-import { startDemoCluster, type DemoCluster } from "@/server/demo/cluster";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const DIST_REL = ".next/al-standalone";
@@ -84,16 +85,6 @@ async function ensureBuild(): Promise<void> {
   if (bundled.code !== 0) throw new Error(`bundling the server entry failed:\n${bundled.out}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 interface Server {
   child: ChildProcess;

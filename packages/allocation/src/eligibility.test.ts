@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PodView } from "../model";
+import type { PodView } from "./model";
 import { ineligibleReason, isEligible, podViewFromObject } from "./eligibility";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

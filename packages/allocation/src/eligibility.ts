@@ -2,7 +2,7 @@
  * Which agent pods count as collectors, per flavor (docs/target-allocator.md, "Which pods count"), and the
  * vocabulary's "eligible" (docs/ARCHITECTURE.md).
  */
-import type { Flavor, PodView } from "../model";
+import type { Flavor, PodView } from "./model";
 
 /** Upstream's `collector_not_ready_grace_period` default. */
 export const DEFAULT_GRACE_MS = 30_000;

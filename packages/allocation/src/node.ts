@@ -1,7 +1,7 @@
 /**
  * A target's node, from its discovered (pre-relabel) labels, as the per-node strategy finds it (docs/target-allocator.md).
  */
-import type { Labels } from "../model";
+import type { Labels } from "./model";
 
 /** Label names checked in order; the first non-empty one wins. */
 export const NODE_LABELS = [

@@ -1,8 +1,8 @@
 /** Property-based checks of the allocation, routing and tracking rules (docs/target-allocator.md). */
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import type { Collector, Flavor, PodView, Role, StrategyName, Target } from "../model";
-import { DEFAULT_SCRAPER_ANNOTATION, keepsMonitor } from "../routing";
+import type { Collector, Flavor, PodView, Role, StrategyName, Target } from "./model";
+import { DEFAULT_SCRAPER_ANNOTATION, keepsMonitor } from "./routing";
 import { targetNode } from "./node";
 import { allocate, expectedCollectorByNode } from "./strategies";
 import { trackReduce, type TrackEvent } from "./tracking";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Collector, Target } from "../model";
+import type { Collector, Target } from "./model";
 import { HashRing } from "./hashring";
 import { allocate, expectedCollectorByNode, type AllocationOptions } from "./strategies";
 

@@ -2,7 +2,7 @@
  * Allocation strategies of a Target Allocator (docs/target-allocator.md, "How targets are allocated", with the per-node
  * differences per flavor). Pure: the demo cluster's TAs call `allocate`; the analysis uses `expectedCollectorByNode`.
  */
-import type { Collector, Flavor, StrategyName, Target } from "../model";
+import type { Collector, Flavor, StrategyName, Target } from "./model";
 import { HashRing } from "./hashring";
 import { targetNode } from "./node";
 

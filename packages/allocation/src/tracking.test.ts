@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PodView } from "../model";
+import type { PodView } from "./model";
 import { collectorsOf, emptyTrackState, trackReduce, type TrackEvent } from "./tracking";
 
 const NOW = 1_800_000_000_000;

@@ -4,7 +4,7 @@
  *
  * State: every pod the TA has registered, by pod name (= collector id).
  */
-import type { Collector, Flavor, PodView, Tracking } from "../model";
+import type { Collector, Flavor, PodView, Tracking } from "./model";
 import { DEFAULT_GRACE_MS, isEligible } from "./eligibility";
 
 export type TrackState = ReadonlyMap<string, PodView>;

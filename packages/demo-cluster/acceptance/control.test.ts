@@ -21,10 +21,10 @@ import {
   taJobs,
   taJobTargets,
   truth,
-  waitFor,
   type Demo,
   type TaInfo,
 } from "./harness";
+import { waitFor } from "@allocation-lens/test-support/wait";
 
 type Pods = { items: { metadata: { name: string; namespace: string; labels?: Record<string, string> }; spec: { nodeName?: string } }[] };
 

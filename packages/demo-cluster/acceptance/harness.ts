@@ -1,280 +1,77 @@
 /**
  * Acceptance harness: drives the demo cluster THROUGH ITS CONTRACT (docs/ARCHITECTURE.md, "Contracts other parts rely on"):
- * spawns the real CLI entry point as a child process, reads its one JSON line, and talks to it with real clients only
- * (HTTP for the control API and the Kubernetes API, node:https with the printed mTLS files for a cloudwatch TA).
+ * starts the real CLI entry point through the package's launcher, and talks to it with real clients only (the package's
+ * control client, HTTP for the Kubernetes API, node:https with the printed mTLS files for a cloudwatch TA).
  * Every wait is bounded by a deadline; every spawned process is killed (on `stop()`, and on worker exit as a last resort).
  */
-import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import fs from "node:fs";
 import https from "node:https";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
+import type { Role } from "@allocation-lens/allocation/model";
+import { controlClient, demoCommand, launchDemo, type ControlAnswer, type DemoInfo, type LaunchedDemo, type TaInfo, type Truth } from "@allocation-lens/demo-cluster";
+import { runProcess } from "@allocation-lens/test-support/processes";
+import { removeDir, tempDir } from "@allocation-lens/test-support/tmp";
+
+export type { DemoInfo, Role, TaInfo, Truth };
 
 export const REPO = path.resolve(import.meta.dirname, "../../..");
 export const KUBECTL = "/usr/bin/kubectl";
 export const PROMETHEUS = "/usr/bin/prometheus";
 export const SECRET_MARKER = "lens-demo-secret";
 
-export type Role = "per-node" | "cluster-scraper";
-
-export interface TaInfo {
-  url: string;
-  flavor: "upstream" | "cloudwatch";
-  ca?: string;
-  cert?: string;
-  key?: string;
-}
-
-export interface DemoInfo {
-  kubeconfig: string;
-  kubeApi: string;
-  targetAllocators: Partial<Record<Role, TaInfo>>;
-  dashboardConfig: string;
-  control: string;
-  controlToken: string;
-  [k: string]: unknown;
-}
-
-/** The headers every control API request needs: its per-run token. */
+/** The headers every control API request needs: its per-run token (for the raw requests of the refusal tests). */
 export const controlAuth = (info: { controlToken: string }) => ({ Authorization: `Bearer ${info.controlToken}` });
 
-export interface TruthTarget {
-  role: Role;
-  job: string;
-  address: string;
-  node: string | null;
-  collector: string | null;
-}
-export interface TruthCollector {
-  role: Role;
-  id: string;
-  node: string;
-  eligible: boolean;
-  registered: boolean;
-}
-export interface Truth {
-  at: number;
-  targets: TruthTarget[];
-  unassigned: Partial<Record<Role, number>>;
-  collectors: TruthCollector[];
-  registered: Partial<Record<Role, string[]>>;
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------------------------------------------------------------
-// child processes
-
-const live = new Set<ChildProcess>();
-process.once("exit", () => {
-  for (const p of live) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
-});
-
-export interface Proc {
-  child: ChildProcess;
-  /** stdout + stderr so far (last 20 kB) */
-  output(): string;
-  /** resolves with the exit code (or signal name) */
-  exited: Promise<number | string>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone */
-  kill(graceMs?: number): Promise<void>;
-}
-
-/** Spawn a process with piped output, tracked so that it is always killed. */
-export function startProcess(cmd: string, args: string[], opts: SpawnOptions = {}): Proc {
-  const child = spawn(cmd, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], ...opts });
-  live.add(child);
-  let out = "";
-  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const exited = new Promise<number | string>((resolve) => {
-    child.once("exit", (code, signal) => {
-      live.delete(child);
-      resolve(code ?? signal ?? -1);
-    });
-    child.once("error", (e) => {
-      live.delete(child);
-      out += `\nspawn error: ${e.message}`;
-      resolve(-1);
-    });
-  });
-  const gone = () => child.exitCode !== null || child.signalCode !== null || !live.has(child);
-  return {
-    child,
-    output: () => out,
-    exited,
-    async kill(graceMs = 5000) {
-      if (gone()) return;
-      child.kill("SIGTERM");
-      await Promise.race([exited, sleep(graceMs)]);
-      if (!gone()) {
-        child.kill("SIGKILL");
-        await Promise.race([exited, sleep(2000)]);
-      }
-    },
-  };
-}
-
-/** The demo-cluster CLI as `npm run demo-cluster` runs it. */
-export const demoCommand = (args: string[]): [string, string[]] => [
-  process.execPath,
-  ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", ...args],
-];
-
-/** Run the CLI to completion (for argument errors): exit code and output, bounded. */
+/** Runs the CLI to completion (for argument errors): exit code and output, bounded. */
 export async function runDemoCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const [cmd, argv] = demoCommand(args);
-  const child = spawn(cmd, argv, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
-  live.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (b: Buffer) => (stdout += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
-  const code = await Promise.race([
-    new Promise<number | string>((resolve) => child.once("exit", (c, s) => resolve(c ?? s ?? -1))),
-    sleep(timeoutMs).then(() => "timeout" as const),
-  ]);
-  if (code === "timeout") child.kill("SIGKILL");
-  live.delete(child);
-  return { code, stdout, stderr };
+  const cmd = demoCommand(args, REPO);
+  return runProcess(cmd.command, cmd.args, { cwd: REPO, env: { ...process.env, NODE_OPTIONS: "" } }, timeoutMs);
 }
 
 export interface Demo {
   info: DemoInfo;
-  proc: Proc;
+  proc: LaunchedDemo;
   dir: string;
   stop(): Promise<void>;
 }
 
 /**
- * Start the demo cluster with `args` (a temp `--dir` is added and removed on stop), wait for its JSON line.
+ * Starts the demo cluster with `args` (a temp `--dir` is added and removed on stop) and waits for its JSON line.
  * Rejects (after killing the child) when no line arrives within `timeoutMs` or the process exits first.
  */
 export async function startDemo(args: string[] = [], timeoutMs = 45_000): Promise<Demo> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-acceptance-"));
-  const [cmd, argv] = demoCommand([...args, "--dir", dir]);
-  const proc = startProcess(cmd, argv);
-  let stdout = "";
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo-cluster printed no JSON line within ${timeoutMs} ms:\n${proc.output()}`)), timeoutMs);
-    proc.child.stdout!.on("data", (b: Buffer) => {
-      stdout += b.toString();
-      const nl = stdout.indexOf("\n");
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve(stdout.slice(0, nl));
-      }
-    });
-    void proc.exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`demo-cluster exited (${code}) before printing its JSON line:\n${proc.output()}`));
-    });
-  }).catch(async (e) => {
-    await proc.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
-    throw e;
-  });
-  let info: DemoInfo;
+  const dir = tempDir("lens-acceptance-");
+  let proc: LaunchedDemo;
   try {
-    info = JSON.parse(line) as DemoInfo;
-  } catch {
-    await proc.kill();
-    throw new Error(`demo-cluster's first stdout line is not JSON: ${line}`);
+    proc = await launchDemo([...args, "--dir", dir], { root: REPO, timeoutMs, stderr: "capture" });
+  } catch (e) {
+    removeDir(dir);
+    throw e;
   }
   return {
-    info,
+    info: proc.info,
     proc,
     dir,
     async stop() {
-      await proc.kill();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await proc.stop();
+      removeDir(dir);
     },
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------------------------
-// bounded waiting
+// control API (through the package's client)
 
-/**
- * Poll `probe` until it returns a value that is not undefined/false, or throw after `timeoutMs` with the last value
- * (or error) in the message. Probe errors count as "not yet".
- */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  { timeoutMs = 10_000, intervalMs = 200, last }: { timeoutMs?: number; intervalMs?: number; last?: () => unknown } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v as T;
-      lastError = undefined;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() >= deadline) {
-      const detail = lastError ? `last error: ${(lastError as Error).message}` : last ? `last: ${JSON.stringify(last())?.slice(0, 2000)}` : "";
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}. ${detail}`);
-    }
-    await sleep(intervalMs);
-  }
-}
+export type HttpAnswer = ControlAnswer;
 
-// ---------------------------------------------------------------------------------------------------------------------
-// control API
-
-export interface HttpAnswer {
-  status: number;
-  body: string;
-  json<T = unknown>(): T;
-}
-
-async function answer(r: Response): Promise<HttpAnswer> {
-  const body = await r.text();
-  return { status: r.status, body, json: <T>() => JSON.parse(body) as T };
-}
-
-export async function postFault(info: DemoInfo, fault: Record<string, unknown>): Promise<HttpAnswer> {
-  const r = await fetch(`${info.control}/faults`, {
-    method: "POST",
-    headers: { ...controlAuth(info), "Content-Type": "application/json" },
-    body: JSON.stringify(fault),
-    signal: AbortSignal.timeout(5000),
-  });
-  return answer(r);
-}
+export const postFault = (info: DemoInfo, fault: Record<string, unknown>): Promise<HttpAnswer> => controlClient(info).request("POST", "/faults", { body: fault });
 
 /** POST a fault and require 200; returns the `did` text. */
-export async function fault(info: DemoInfo, body: Record<string, unknown>): Promise<string> {
-  const a = await postFault(info, body);
-  if (a.status !== 200) throw new Error(`POST /faults ${JSON.stringify(body)} -> ${a.status} ${a.body}`);
-  return a.json<{ did: string }>().did;
-}
+export const fault = async (info: DemoInfo, body: Record<string, unknown>): Promise<string> => (await controlClient(info).fault(body)).did;
 
-export async function heal(info: DemoInfo): Promise<HttpAnswer> {
-  return answer(await fetch(`${info.control}/faults`, { method: "DELETE", headers: controlAuth(info), signal: AbortSignal.timeout(5000) }));
-}
+export const heal = (info: DemoInfo): Promise<HttpAnswer> => controlClient(info).request("DELETE", "/faults");
 
-export async function truth(info: DemoInfo): Promise<Truth> {
-  const r = await fetch(`${info.control}/truth`, { headers: controlAuth(info), signal: AbortSignal.timeout(5000) });
-  if (r.status !== 200) throw new Error(`GET /truth -> ${r.status}`);
-  return (await r.json()) as Truth;
-}
+export const truth = (info: DemoInfo): Promise<Truth> => controlClient(info).truth();
 
 /** A comparable form of the truth: no timestamp, everything sorted. */
 export function normalizeTruth(t: Truth) {
@@ -351,6 +148,11 @@ export function tlsGet(
     req.on("error", reject);
     req.end();
   });
+}
+
+async function answer(r: Response): Promise<HttpAnswer> {
+  const body = await r.text();
+  return { status: r.status, body, json: <T>() => JSON.parse(body) as T };
 }
 
 /** GET a TA route the way a collector would: mTLS when the JSON line gives TLS files, plain HTTP otherwise. */

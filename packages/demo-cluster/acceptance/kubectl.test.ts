@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fault, heal, KUBECTL, nodeAt, perNodeCollectorOn, startDemo, startProcess, truth, waitFor, type Demo, type Proc } from "./harness";
+import { fault, heal, KUBECTL, nodeAt, perNodeCollectorOn, startDemo, truth, type Demo } from "./harness";
+import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
+import { waitFor } from "@allocation-lens/test-support/wait";
 
 const run = promisify(execFile);
 const HAVE_KUBECTL = existsSync(KUBECTL);

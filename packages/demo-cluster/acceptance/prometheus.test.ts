@@ -9,7 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { assignedTo, freePort, PROMETHEUS, queryEscape, startDemo, startProcess, truth, waitFor, type Demo, type Proc } from "./harness";
+import { assignedTo, PROMETHEUS, queryEscape, startDemo, truth, type Demo } from "./harness";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
+import { waitFor } from "@allocation-lens/test-support/wait";
 
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
 if (!HAVE_PROMETHEUS) console.warn(`skipping the Prometheus acceptance tests: ${PROMETHEUS} is not installed`);

@@ -12,15 +12,14 @@ import {
   nodeAt,
   normalizeTruth,
   perNodeCollectorOn,
-  sleep,
   startDemo,
   taJobTargets,
   taMetric,
   truth,
-  waitFor,
   type Demo,
   type Truth,
 } from "./harness";
+import { sleep, waitFor } from "@allocation-lens/test-support/wait";
 
 const UNASSIGNED = "cloudwatch_agent_allocator_targets_unassigned";
 const NODE_EXPORTER = "podMonitor/monitoring/node-exporter/0";

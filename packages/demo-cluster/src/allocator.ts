@@ -1,20 +1,19 @@
-import "server-only";
 /**
  * One simulated Target Allocator's brain: tracks its collector pods from the store's pod events (ready-only or legacy,
  * with watch sessions that can be cut), discovers its targets from the world (monitors routed by annotation plus its static
  * jobs), and allocates them with the same lib/ strategies the analysis uses. Produces the TaState its HTTP server serves.
  */
-import type { Flavor, Role, StrategyName, Target, Tracking } from "@/lib/model";
-import { podViewFromObject } from "@/lib/allocation/eligibility";
-import { collectorsOf, emptyTrackState, trackReduce, type TrackState } from "@/lib/allocation/tracking";
-import { allocate } from "@/lib/allocation/strategies";
-import { keepsMonitor } from "@/lib/routing";
-import { discoverTargets, scrapeConfigsFor } from "@/lib/world/discovery";
-import type { StaticJob } from "@/lib/world/static-jobs";
-import { buildTaState, emptyMetricState, type TaJobState, type TaState } from "@/server/demo/ta/state";
-import type { TaFaults } from "@/server/demo/ta/server";
-import type { KubeObject, Store, StoreEvent } from "@/server/demo/store";
-import { hostileJob } from "@/server/demo/hostile";
+import type { Flavor, Role, StrategyName, Target, Tracking } from "@allocation-lens/allocation/model";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
+import { collectorsOf, emptyTrackState, trackReduce, type TrackState } from "@allocation-lens/allocation/tracking";
+import { allocate } from "@allocation-lens/allocation/strategies";
+import { keepsMonitor } from "@allocation-lens/allocation/routing";
+import { discoverTargets, scrapeConfigsFor } from "./world/discovery";
+import type { StaticJob } from "./world/static-jobs";
+import { buildTaState, emptyMetricState, type TaJobState, type TaState } from "./ta/state";
+import type { TaFaults } from "./ta/server";
+import type { KubeObject, Store, StoreEvent } from "./store";
+import { hostileJob } from "./hostile";
 
 export interface AllocatorOptions {
   role: Role;

@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * A throw-away PKI for the embedded demo cluster: one CA that signs the TA's server certificate and the dashboard's
  * client certificate (the `cloudwatch` flavor requires mTLS). ECDSA P-256, built in-process with

@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * The embedded demo cluster: a seeded world in an object store, served over the real Kubernetes API protocol, one Target
  * Allocator per role over HTTP (upstream) or HTTPS with required client certificates (cloudwatch), a fault engine, a
@@ -8,21 +7,24 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
-import type { Flavor, Role, Tracking } from "@/lib/model";
-import { ROLES } from "@/lib/model";
-import { targetNode } from "@/lib/allocation/node";
-import { isEligible } from "@/lib/allocation/eligibility";
-import { podViewFromObject } from "@/lib/allocation/eligibility";
-import { DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
-import { WorldBuilder, type World } from "@/lib/world/generate";
-import { Store, type KubeObject, type Resource } from "@/server/demo/store";
-import { startKubeApi, type KubeApiServer } from "@/server/demo/kube/server";
-import { startTaServer, type TaServer } from "@/server/demo/ta/server";
-import { generateDemoPki, writePki } from "@/server/demo/certs";
-import { DemoAllocator } from "@/server/demo/allocator";
-import { FaultEngine } from "@/server/demo/faults";
-import { startControl } from "@/server/demo/control";
-import { SCENARIOS, ScenarioPlayer, type ScenarioName } from "@/server/demo/scenario";
+import type { Flavor, Role, Tracking } from "@allocation-lens/allocation/model";
+import { ROLES } from "@allocation-lens/allocation/model";
+import { targetNode } from "@allocation-lens/allocation/node";
+import { isEligible } from "@allocation-lens/allocation/eligibility";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
+import { DEFAULT_SCRAPER_ANNOTATION } from "@allocation-lens/allocation/routing";
+import { WorldBuilder, type World } from "./world/generate";
+import { Store, type KubeObject, type Resource } from "./store";
+import { startKubeApi, type KubeApiServer } from "./kube/server";
+import { startTaServer, type TaServer } from "./ta/server";
+import { generateDemoPki, writePki } from "./certs";
+import { DemoAllocator } from "./allocator";
+import { FaultEngine } from "./faults";
+import { startControl } from "./control";
+import { SCENARIOS, ScenarioPlayer, type ScenarioName } from "./scenario";
+import type { DemoInfo, Truth } from "./contract/info";
+
+export type { DemoInfo };
 
 export interface DemoOptions {
   nodes: number;
@@ -38,23 +40,6 @@ export interface DemoOptions {
   /** ms between TA reconciles; default 1000 (cloudwatch) or 5000 (upstream applies collector changes at most every 5 s) */
   reconcileMs?: number;
   annotationKey?: string;
-}
-
-export interface DemoInfo {
-  kubeconfig: string;
-  kubeApi: string;
-  targetAllocators: Partial<Record<Role, { url: string; flavor: Flavor; ca?: string; cert?: string; key?: string }>>;
-  dashboardConfig: string;
-  control: string;
-  /** the control API's per-run token: send `Authorization: Bearer <controlToken>` */
-  controlToken: string;
-  /** the same token in a file (mode 0600), named by the generated dashboard configuration */
-  controlTokenFile: string;
-  nodes: number;
-  flavor: Flavor;
-  tracking: Tracking;
-  seed: number;
-  scenario: ScenarioName;
 }
 
 export interface DemoCluster {
@@ -205,9 +190,9 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
 }
 
 /** Ground truth for tests: every target with the collector each TA assigned, every agent pod with its eligibility. */
-export function groundTruth(store: Store, world: World, allocators: Partial<Record<Role, DemoAllocator>>, flavor: Flavor) {
+export function groundTruth(store: Store, world: World, allocators: Partial<Record<Role, DemoAllocator>>, flavor: Flavor): Truth {
   const now = Date.now();
-  const targets = [];
+  const targets: Truth["targets"] = [];
   const unassigned: Partial<Record<Role, number>> = {};
   for (const [role, a] of Object.entries(allocators) as [Role, DemoAllocator][]) {
     let n = 0;
@@ -218,7 +203,7 @@ export function groundTruth(store: Store, world: World, allocators: Partial<Reco
     }
     unassigned[role] = n;
   }
-  const collectors = [];
+  const collectors: Truth["collectors"] = [];
   for (const role of Object.keys(allocators) as Role[]) {
     const sel = world.agents[role].selector;
     for (const p of store.list("pods", world.namespace)) {

@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * The demo cluster's control API (docs/ARCHITECTURE.md, "Fault injection"), plain HTTP on loopback:
  * POST /faults {fault, ...params} -> 200 {fault, did} | 400 {error}; DELETE /faults heals everything; GET /faults lists the
@@ -12,8 +11,8 @@ import "server-only";
 import http from "node:http";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { parseFault } from "@/lib/demo/faults";
-import { FaultError, type FaultEngine } from "@/server/demo/faults";
+import { parseFault } from "./contract/faults";
+import { FaultError, type FaultEngine } from "./faults";
 
 export interface ControlHandlers {
   faults: FaultEngine;

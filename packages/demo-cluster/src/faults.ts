@@ -1,15 +1,14 @@
-import "server-only";
 /**
  * The demo cluster's fault engine: each named fault changes the world the way the real failure would (pod status written
  * as the kubelet writes it, a watch cut while a pod is replaced, a TA that stops answering...). `heal()` puts everything
  * back: the store is reconciled to the baseline world and every TA switch is reset.
  */
-import type { Fault } from "@/lib/demo/faults";
-import type { Role } from "@/lib/model";
-import type { WorldBuilder, World } from "@/lib/world/generate";
-import type { DemoAllocator } from "@/server/demo/allocator";
-import type { KubeObject, Resource, Store } from "@/server/demo/store";
-import { crash, markNotReady, markReady, markTerminating } from "@/server/demo/pod-state";
+import type { Fault } from "./contract/faults";
+import type { Role } from "@allocation-lens/allocation/model";
+import type { WorldBuilder, World } from "./world/generate";
+import type { DemoAllocator } from "./allocator";
+import type { KubeObject, Resource, Store } from "./store";
+import { crash, markNotReady, markReady, markTerminating } from "./pod-state";
 
 export class FaultError extends Error {}
 

@@ -1,11 +1,10 @@
-import "server-only";
 /**
  * The `hostile-target` fault: a target whose job name and label values carry markup, quotes, `../` and `%2F`, as a
  * compromised or careless workload could publish them. The dashboard must show them as text, never run them.
  */
-import type { Role, Target } from "@/lib/model";
-import { targetKey } from "@/lib/world/discovery";
-import { DEMO_SECRET_MARKER } from "@/lib/world/constants";
+import type { Role, Target } from "@allocation-lens/allocation/model";
+import { targetKey } from "./world/discovery";
+import { DEMO_SECRET_MARKER } from "./world/constants";
 
 export const HOSTILE_JOB = `"><img src=x onerror=alert(1)>/../%2Fjob'`;
 

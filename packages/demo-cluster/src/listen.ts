@@ -1,4 +1,3 @@
-import "server-only";
 /** Listen on host:port (0 = a free port), rejecting on a listen error; resolves with the bound port. */
 import type { AddressInfo, Server } from "node:net";
 

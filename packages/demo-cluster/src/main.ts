@@ -1,11 +1,10 @@
-import "server-only";
 /**
  * `npm run demo-cluster -- [options]`: runs the embedded demo cluster alone. When ready, prints one line of JSON on stdout
  * (kubeconfig, kubeApi, targetAllocators, dashboardConfig, control, ...) and runs until SIGINT or SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { startDemoCluster, DEFAULT_DEMO } from "@/server/demo/cluster";
-import { SCENARIOS, type ScenarioName } from "@/server/demo/scenario";
+import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
+import { SCENARIOS, type ScenarioName } from "./scenario";
 
 const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
        [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]

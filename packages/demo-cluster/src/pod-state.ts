@@ -1,6 +1,5 @@
-import "server-only";
 /** Transitions of a pod's status as the kubelet would write them, for the demo's faults. */
-import type { KubeObject } from "@/server/demo/store";
+import type { KubeObject } from "./store";
 
 type Condition = { type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string };
 type ContainerStatus = { name: string; ready: boolean; restartCount: number; state: Record<string, unknown>; lastState?: Record<string, unknown>; [k: string]: unknown };

@@ -1,14 +1,14 @@
-import "server-only";
 /**
  * Named timelines for the demo cluster, played by a clock: `calm` (nothing happens) and `demo` (a loop that shows per-node
  * locality, then a collector that stops being Ready, a rolling update with two agent pods per node, and a monitor
  * re-annotated to the cluster-scraper and back).
  */
-import type { Fault } from "@/lib/demo/faults";
-import type { FaultEngine } from "@/server/demo/faults";
+import type { Fault } from "./contract/faults";
+import type { FaultEngine } from "./faults";
 
-export const SCENARIOS = ["calm", "demo"] as const;
-export type ScenarioName = (typeof SCENARIOS)[number];
+import { SCENARIOS, type ScenarioName } from "./contract/info";
+
+export { SCENARIOS, type ScenarioName };
 
 export interface Step {
   atSeconds: number;

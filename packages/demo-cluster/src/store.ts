@@ -9,8 +9,8 @@ export type Resource = "pods" | "nodes" | "servicemonitors" | "podmonitors";
 export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors", "podmonitors"];
 
 /** Plain Kubernetes JSON; the one definition lives in lib/world/kube.ts, shared with the world generator. */
-export type { KubeObject } from "@/lib/world/kube";
-import type { KubeObject } from "@/lib/world/kube";
+export type { KubeObject } from "./world/kube";
+import type { KubeObject } from "./world/kube";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 

@@ -1,4 +1,3 @@
-import "server-only";
 import type { Resource } from "../store";
 import { NAMESPACE_RESOURCE } from "./namespaces";
 

@@ -1,4 +1,3 @@
-import "server-only";
 import { RESOURCES, type KubeObject, type Store } from "../store";
 import { humanDuration, type TableRequest } from "./tables";
 

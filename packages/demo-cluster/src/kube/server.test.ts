@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- JSON bodies read off the wire */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { waitUntil } from "@allocation-lens/test-support/wait";
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -28,13 +29,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function get(pathAndQuery: string, init: RequestInit = {}): Promise<{ status: number; body: any; type: string | null }> {
   const res = await fetch(api.url + pathAndQuery, init);
@@ -129,20 +123,20 @@ describe("@kubernetes/client-node against the demo API", () => {
     await informer.start();
     try {
       const current = () => names(informer.list() as any);
-      await waitFor(() => current().length === 2, "initial list");
+      await waitUntil(() => current().length === 2, "initial list");
       expect(current()).toEqual(["collector-a", "collector-b"]);
-      await waitFor(() => api.stats()["watch:pods"] === 1, "the informer's watch");
+      await waitUntil(() => api.stats()["watch:pods"] === 1, "the informer's watch");
 
       store.upsert("pods", pod("observability", "collector-c", "node-b", { app: "collector" }));
-      await waitFor(() => log.includes("add collector-c"), "ADDED");
+      await waitUntil(() => log.includes("add collector-c"), "ADDED");
       store.update("pods", "observability", "collector-b", (p) => ({ ...p, status: { ...p.status, phase: "Failed" } }));
-      await waitFor(() => log.includes("update collector-b"), "MODIFIED");
+      await waitUntil(() => log.includes("update collector-b"), "MODIFIED");
       store.remove("pods", "observability", "collector-c");
-      await waitFor(() => log.includes("delete collector-c"), "DELETED");
+      await waitUntil(() => log.includes("delete collector-c"), "DELETED");
       store.upsert("pods", pod("shop", "unrelated", "node-a", { app: "checkout" }));
       // relabelled out of the selector: the watch says DELETED
       store.update("pods", "observability", "collector-a", (p) => ({ ...p, metadata: { ...p.metadata, labels: { app: "other" } } }));
-      await waitFor(() => log.includes("delete collector-a"), "DELETED on relabel");
+      await waitUntil(() => log.includes("delete collector-a"), "DELETED on relabel");
       expect(current()).toEqual(["collector-b"]);
 
       // changes the informer cannot see: the watch is dropped, the log compacted; it must get 410 and re-list
@@ -151,16 +145,16 @@ describe("@kubernetes/client-node against the demo API", () => {
       store.upsert("pods", pod("observability", "collector-d", "node-a", { app: "collector" }));
       store.remove("pods", "observability", "collector-b");
       store.compact();
-      await waitFor(() => (api.stats()["list:pods"] ?? 0) > listsBefore, "a re-list after 410");
+      await waitUntil(() => (api.stats()["list:pods"] ?? 0) > listsBefore, "a re-list after 410");
       expect(api.stats()["gone:pods"]).toBe(1);
-      await waitFor(() => current().join() === "collector-d", "the informer to converge");
+      await waitUntil(() => current().join() === "collector-d", "the informer to converge");
       expect(log).toContain("add collector-d");
       expect(log).toContain("delete collector-b");
       expect(errors).toEqual([]);
       // and it watches again, live
-      await waitFor(() => api.stats()["watch:pods"] >= 3, "a new watch");
+      await waitUntil(() => api.stats()["watch:pods"] >= 3, "a new watch");
       store.upsert("pods", pod("observability", "collector-e", "node-a", { app: "collector" }));
-      await waitFor(() => current().includes("collector-e"), "a live event after recovery");
+      await waitUntil(() => current().includes("collector-e"), "a live event after recovery");
       expect(log.filter((l) => l.includes("unrelated"))).toEqual([]);
     } finally {
       await informer.stop();
@@ -244,10 +238,10 @@ describe.skipIf(!existsSync(KUBECTL))("real kubectl against the demo API", () =>
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     try {
-      await waitFor(() => out.includes("checkout-1"), "the initial list", 15_000);
-      await waitFor(() => api.stats()["watch:pods"] === 1, "kubectl's watch", 15_000);
+      await waitUntil(() => out.includes("checkout-1"), "the initial list", 15_000);
+      await waitUntil(() => api.stats()["watch:pods"] === 1, "kubectl's watch", 15_000);
       store.upsert("pods", pod("shop", "arrived-later", "node-b", { app: "late" }));
-      await waitFor(() => out.includes("arrived-later"), "the watched pod", 15_000);
+      await waitUntil(() => out.includes("arrived-later"), "the watched pod", 15_000);
       expect(out).toMatch(/shop\s+arrived-later\s+1\/1\s+Running\s+0/);
       expect(out.match(/NAMESPACE/g)).toHaveLength(1); // headers once
       expect(err).toBe("");
@@ -347,7 +341,7 @@ describe("raw HTTP", () => {
 
   it("watches: initial ADDED, replay from a resourceVersion, live events with kind and apiVersion, selector transitions", async () => {
     const fresh = openWatch("/api/v1/namespaces/observability/pods?watch=1");
-    await waitFor(() => fresh.events.length === 2, "initial ADDED events");
+    await waitUntil(() => fresh.events.length === 2, "initial ADDED events");
     expect(fresh.events.map((e) => [e.type, e.object.metadata.name]).sort()).toEqual([
       ["ADDED", "collector-a"],
       ["ADDED", "collector-b"],
@@ -357,7 +351,7 @@ describe("raw HTTP", () => {
     store.update("pods", "observability", "collector-a", (p) => ({ ...p, metadata: { ...p.metadata, labels: { app: "moved" } } }));
     store.remove("pods", "observability", "collector-b");
     const replay = openWatch(`/api/v1/pods?watch=true&resourceVersion=${rv}&labelSelector=app%3Dcollector`);
-    await waitFor(() => replay.events.length === 3, "replayed events");
+    await waitUntil(() => replay.events.length === 3, "replayed events");
     expect(replay.events.map((e) => [e.type, e.object.metadata.name])).toEqual([
       ["ADDED", "collector-c"],
       ["DELETED", "collector-a"], // no longer matches the selector
@@ -365,13 +359,13 @@ describe("raw HTTP", () => {
     ]);
     for (const e of replay.events) expect(e.object).toMatchObject({ kind: "Pod", apiVersion: "v1" });
     store.update("pods", "observability", "collector-a", (p) => ({ ...p, metadata: { ...p.metadata, labels: { app: "collector" } } }));
-    await waitFor(() => replay.events.length === 4, "live event");
+    await waitUntil(() => replay.events.length === 4, "live event");
     expect(replay.events[3]).toMatchObject({ type: "ADDED", object: { metadata: { name: "collector-a" } } });
-    await waitFor(() => fresh.events.length === 6, "events on the namespaced watch");
+    await waitUntil(() => fresh.events.length === 6, "events on the namespaced watch");
     expect(fresh.events.slice(2).map((e) => e.type)).toEqual(["ADDED", "MODIFIED", "DELETED", "MODIFIED"]);
     fresh.close();
     replay.close();
-    await waitFor(() => api.stats().watch === 2, "stats");
+    await waitUntil(() => api.stats().watch === 2, "stats");
   });
 
   it("sends bookmarks when asked, honours timeoutSeconds, ends streams on dropWatches", async () => {
@@ -387,7 +381,7 @@ describe("raw HTTP", () => {
 
     const noBookmarks = openWatch(`/api/v1/nodes?watch=true&resourceVersion=${store.resourceVersion}`);
     const another = openWatch(`/apis/monitoring.coreos.com/v1/servicemonitors?watch=true`);
-    await waitFor(() => another.events.length === 2, "initial monitors");
+    await waitUntil(() => another.events.length === 2, "initial monitors");
     await new Promise((r) => setTimeout(r, 1300));
     expect(noBookmarks.events).toEqual([]);
     api.dropWatches();

@@ -1,4 +1,3 @@
-import "server-only";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -21,7 +20,7 @@ import { namespaceObjects, namespaceTable } from "./namespaces";
 import { allOf, fieldSelectorPredicate, labelSelectorPredicate, type Predicate, SelectorError } from "./selectors";
 import { renderTable, tableRequest, type TableRequest } from "./tables";
 import { type ActiveWatch, expiredStatus, serveWatch, withTypeMeta } from "./watch";
-import { listen } from "@/server/demo/listen";
+import { listen } from "../listen";
 
 /**
  * The embedded demo cluster's Kubernetes API: plain HTTP on loopback, speaking the real wire protocol (discovery,

@@ -1,4 +1,3 @@
-import "server-only";
 import { Store, type KubeObject } from "../store";
 
 /** A small demo Store for the Kubernetes API tests: 2 nodes, 3 pods, 2 service monitors, 1 pod monitor. */

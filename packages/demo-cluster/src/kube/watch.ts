@@ -1,4 +1,3 @@
-import "server-only";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ExpiredError, type KubeObject, type Resource, type Store, type StoreEvent } from "../store";
 import type { ResourceInfo } from "./discovery";

@@ -1,8 +1,7 @@
-import "server-only";
 /**
  * Go's URL and JSON encoding quirks, as the Target Allocator (Go, gin with UseRawPath) exhibits them on the wire.
  */
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 
 const HEX = "0123456789ABCDEF";
 const utf8 = new TextEncoder();

@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * The upstream TA's HTML answers to `/jobs` and `/scrape_configs` when `Accept` contains `text/html` (the cloudwatch fork
  * has none). A small page with one escaped table, shaped like upstream's properties table.

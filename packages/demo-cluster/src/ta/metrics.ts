@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * The TA's own `/metrics` in the Prometheus text exposition format 0.0.4, per flavor (docs/target-allocator.md).
  * - upstream (v0.129.1+): OpenTelemetry SDK -> Prometheus exporter: every series carries otel_scope_* labels, counters get
@@ -7,7 +6,7 @@ import "server-only";
  *   counters without `_total`, a running-sum `targets_remaining` counter, a live `targets_unassigned` gauge.
  * Families and series are sorted like client_golang's Gather.
  */
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 import type { HistogramState, TaState } from "./state";
 
 export const OTEL_SCOPE = { otel_scope_name: "targetallocator", otel_scope_schema_url: "", otel_scope_version: "" };

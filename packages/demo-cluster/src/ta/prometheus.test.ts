@@ -3,14 +3,15 @@
  * fixture assigns to one collector, through `/jobs/<escaped job>/targets?collector_id=<pod>` (mTLS for cloudwatch).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { sleep } from "@allocation-lens/test-support/wait";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 import { generateDemoPki, writePki, type PkiPaths } from "../certs";
 import { goQueryEscape } from "./encode";
 import { startTaServer, type TaServer } from "./server";
@@ -24,18 +25,6 @@ const SELF_JOB = "ta-self";
 
 if (!HAVE_PROMETHEUS) console.warn(`skipping the Prometheus integration test: ${PROMETHEUS} is not installed`);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!HAVE_PROMETHEUS)("Debian's Prometheus against the simulated TA (http_sd_configs)", () => {
   let dir: string;

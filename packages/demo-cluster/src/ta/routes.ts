@@ -1,9 +1,8 @@
-import "server-only";
 /**
  * The TA's routes (docs/target-allocator.md) as a pure function of the request and the current state: no sockets here.
  * Bodies of `/jobs/{job}/targets` are assembled from per-(state, job, collector) JSON fragments cached on first use.
  */
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 import { EscapeError, ginRoutingPath, goJson, goJsonFragment, goQueryEscape, goUnescape } from "./encode";
 import { jobsHtml, scrapeConfigsHtml } from "./html";
 import { scrapeConfigsJson } from "./scrape";

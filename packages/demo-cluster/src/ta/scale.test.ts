@@ -1,6 +1,6 @@
 /** Serving stays cheap at the scale the dashboard targets: 150,000 targets, 5,000 collectors, 400 jobs. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Target } from "@/lib/model";
+import type { Target } from "@allocation-lens/allocation/model";
 import { goQueryEscape } from "./encode";
 import { startTaServer, type TaServer } from "./server";
 import { buildTaState, type TaJobState, type TaState } from "./state";

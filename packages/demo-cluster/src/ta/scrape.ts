@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * `/scrape_configs`: every job's scrape config, keys sorted at every level (the TA re-marshals through Go maps). Over plain
  * HTTP the TA marshals with `MarshalSecretValue = false`, so every non-empty Prometheus `Secret` field reads `<secret>`;

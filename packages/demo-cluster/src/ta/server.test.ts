@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 import { generateDemoPki, type DemoPki } from "../certs";
 import { startTaServer, type TaFaults, type TaServer } from "./server";
 import type { TaState } from "./state";

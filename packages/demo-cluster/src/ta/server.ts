@@ -1,4 +1,3 @@
-import "server-only";
 /**
  * One simulated Target Allocator HTTP(S) server on loopback, with faults (endpoints and transport: docs/target-allocator.md).
  * - upstream: plain HTTP; with `tls`, HTTPS TLS 1.2+ with required client certificates instead.
@@ -9,11 +8,11 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import { gzipSync } from "node:zlib";
-import type { Flavor } from "@/lib/model";
+import type { Flavor } from "@allocation-lens/allocation/model";
 import { renderMetrics } from "./metrics";
 import { handle } from "./routes";
 import { bucketsFor, observe, type HistogramState, type TaState } from "./state";
-import { listen } from "@/server/demo/listen";
+import { listen } from "../listen";
 
 export interface TaFaults {
   /** ms epoch: refuse every connection (reset) until then */

@@ -1,10 +1,9 @@
-import "server-only";
 /**
  * The immutable snapshot one simulated Target Allocator serves (its routes and its own metrics). The allocation engine builds
  * a new one per allocation pass with `buildTaState`; the HTTP server only reads it. Serving indexes (per job: collector ->
  * items) are derived lazily and cached per state object, so 150k targets x 5k collectors x 400 jobs stay cheap.
  */
-import type { Flavor, Role, SdItem, StrategyName, Target } from "@/lib/model";
+import type { Flavor, Role, SdItem, StrategyName, Target } from "@allocation-lens/allocation/model";
 
 export interface TaJobState {
   /** targets kept after relabel filtering, in serving order */

@@ -2,7 +2,7 @@
  * A hand-built TA state for the tests of this folder: 3 collectors, 3 jobs with targets (slash names), one job with a
  * scrape config but no targets, one unassigned target, credentials in a scrape config, one label value with markup.
  */
-import type { Flavor, Target } from "@/lib/model";
+import type { Flavor, Target } from "@allocation-lens/allocation/model";
 import { buildTaState, type TaJobState, type TaState } from "./state";
 
 export const NODE_EXPORTER = "serviceMonitor/obs/node-exporter/0";

@@ -1,5 +1,5 @@
 /** The two agents of each flavor: namespace, names and the pod labels their operator sets (docs/target-allocator.md). */
-import type { Flavor, Role } from "../model";
+import type { Flavor, Role } from "@allocation-lens/allocation/model";
 import type { Container } from "./kube";
 import { ownerReferences, podTemplate, type PodTemplate } from "./objects";
 

@@ -2,7 +2,7 @@
  * The deterministic world generator. One WorldBuilder holds the seeded generator and every name and address given so far,
  * so the fault engine can keep growing the same world (new nodes, rollout pods) without collisions.
  */
-import type { Flavor, Role } from "../model";
+import type { Flavor, Role } from "@allocation-lens/allocation/model";
 import { agentInfo, agentNamespace, agentTemplate, type AgentInfo } from "./agents";
 import { DEFAULT_NODES, K8S_ALPHABET, MAX_NODES, ZONES } from "./constants";
 import type { KubeObject } from "./kube";

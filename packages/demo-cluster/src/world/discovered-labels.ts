@@ -2,7 +2,7 @@
  * The pre-relabel labels Prometheus's Kubernetes discovery gives a pod's port: endpointslice role (ServiceMonitor) and pod
  * role (PodMonitor), plus `__meta_kubernetes_pod_label_*`. Label name lists are fixed per shape, so key order is cached.
  */
-import type { Labels } from "../model";
+import type { Labels } from "@allocation-lens/allocation/model";
 import { conditionTrue, hostIP, podIP, podNodeName, podPhase, sanitizeLabelName, type ContainerPort, type KubeObject } from "./kube";
 import { keyOrder, type KeyOrder } from "./target-key";
 

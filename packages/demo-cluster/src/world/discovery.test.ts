@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Role, Target } from "../model";
+import type { Role, Target } from "@allocation-lens/allocation/model";
 import { discoverTargets, resolveMonitorRef, scrapeConfigsFor, targetKey, type DiscoveryInput } from "./discovery";
 import { CLUSTER_SCRAPER, DEMO_SECRET_MARKER, SCRAPER_ANNOTATION, generateWorld, type World } from "./generate";
 import { nodeInternalIP, type KubeObject } from "./kube";

@@ -2,7 +2,7 @@
  * The Target Allocator's service discovery over the demo world, pure: which jobs a TA has and the pre-relabel discovered
  * labels of each target, as a real TA serves them, monitors routed by annotation (docs/target-allocator.md).
  */
-import type { Labels, MonitorRef, Target } from "../model";
+import type { Labels, MonitorRef, Target } from "@allocation-lens/allocation/model";
 import { endpointSliceLabels, podOwner, podRoleLabels, Shapes, type FoundPort } from "./discovered-labels";
 import { hashHex } from "./hash";
 import { containersOf, type KubeObject } from "./kube";

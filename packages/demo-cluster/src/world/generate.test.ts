@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FLAVORS, ROLES } from "../model";
+import { FLAVORS, ROLES } from "@allocation-lens/allocation/model";
 import { K8S_ALPHABET } from "./constants";
 import { CLUSTER_SCRAPER, DEMO_SECRET_MARKER, SCRAPER_ANNOTATION, WorldBuilder, ZONES, generateWorld, type World } from "./generate";
 import { conditionTrue, nodeInternalIP, podIP, podNodeName, type KubeObject } from "./kube";

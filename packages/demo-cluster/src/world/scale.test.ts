@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ROLES, type Target } from "../model";
+import { ROLES, type Target } from "@allocation-lens/allocation/model";
 import { discoverTargets } from "./discovery";
 import { generateWorld } from "./generate";
 import { podNodeName } from "./kube";

@@ -1,5 +1,5 @@
 /** The static scrape_configs each TA keeps whatever the routing: kubelet and an external probe (per-node), the API servers (cluster-scraper). */
-import type { Labels, Role } from "../model";
+import type { Labels, Role } from "@allocation-lens/allocation/model";
 import { DEMO_SECRET_MARKER } from "./constants";
 import { nodeInternalIP, sanitizeLabelName, type KubeObject } from "./kube";
 

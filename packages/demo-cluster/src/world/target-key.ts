@@ -3,7 +3,7 @@
  * Equal for equal (job, labels) whatever the object's key order. The discovery caches the key order per label shape, so
  * 150,000 targets cost neither a sort nor hashing their (long, repeated) label names each.
  */
-import type { Labels } from "../model";
+import type { Labels } from "@allocation-lens/allocation/model";
 import { Hasher, hashHex } from "./hash";
 
 export interface KeyOrder {

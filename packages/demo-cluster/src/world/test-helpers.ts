@@ -1,5 +1,5 @@
 /** Shared by the world's tests: monitor routing by annotation and the per-node target-node rule, written out independently. */
-import type { Labels, MonitorRef, Role } from "../model";
+import type { Labels, MonitorRef, Role } from "@allocation-lens/allocation/model";
 import { CLUSTER_SCRAPER, SCRAPER_ANNOTATION } from "./constants";
 
 export const keepFor = (role: Role) => (m: MonitorRef) => (m.annotations[SCRAPER_ANNOTATION] === CLUSTER_SCRAPER) === (role === "cluster-scraper");
