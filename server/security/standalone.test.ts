@@ -32,7 +32,7 @@ const STANDALONE = fs.mkdtempSync(path.join(os.tmpdir(), "al-image-"));
 const APP_UID = 10001;
 const asRoot = process.getuid?.() === 0;
 
-const SOURCES = ["app", "components", "lib", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
+const SOURCES = ["app", "components", "lib", "server", "packages", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
 /** The image's command: the bundled server entry (server/inbound/main.ts), as the Dockerfile copies it. */
 const ENTRY = "allocation-lens-server.mjs";
 
