@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The demo Kubernetes API (server/demo/kube) on 127.0.0.1 behind a small proxy that can misbehave like a stuck API
+ * The demo Kubernetes API (packages/demo-cluster/src/kube) on 127.0.0.1 behind a small proxy that can misbehave like a stuck API
  * server: lists that never answer, and watches that send their headers and then nothing, never ending (whatever
  * timeoutSeconds asked). For the tests of the informers and the poller.
  */

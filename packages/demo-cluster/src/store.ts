@@ -8,7 +8,7 @@
 export type Resource = "pods" | "nodes" | "servicemonitors" | "podmonitors";
 export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors", "podmonitors"];
 
-/** Plain Kubernetes JSON; the one definition lives in lib/world/kube.ts, shared with the world generator. */
+/** Plain Kubernetes JSON; the one definition lives in world/kube.ts, shared with the world generator. */
 export type { KubeObject } from "./world/kube";
 import type { KubeObject } from "./world/kube";
 

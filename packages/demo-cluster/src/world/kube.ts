@@ -1,5 +1,5 @@
 /**
- * Kubernetes JSON as the demo store keeps it (server/demo/store.ts re-exports this type), plus small read-only accessors
+ * Kubernetes JSON as the demo store keeps it (../store.ts re-exports this type), plus small read-only accessors
  * the world and the discovery share.
  */
 
