@@ -12,7 +12,11 @@ WORKDIR /src
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
+# the workspaces' manifests too: npm ci links them (packages/allocation, packages/demo-cluster, test-support)
 COPY package.json package-lock.json ./
+COPY packages/allocation/package.json packages/allocation/
+COPY packages/demo-cluster/package.json packages/demo-cluster/
+COPY test-support/package.json test-support/
 RUN npm ci --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS build

@@ -9,8 +9,17 @@ import nextTs from "eslint-config-next/typescript";
 // every restriction that applies to it.
 
 const SRC = "**/*.{ts,tsx,mts,cts,js,mjs,jsx}";
-const TESTS = ["**/*.test.{ts,tsx}", "**/*.spec.{ts,tsx}", "e2e/**", "server/acceptance/**", "server/demo/acceptance/**", "**/test-*.ts"];
-const DEMO = ["server/demo/**", "lib/world/**"];
+const TESTS = [
+  "**/*.test.{ts,tsx}",
+  "**/*.spec.{ts,tsx}",
+  "e2e/**",
+  "server/acceptance/**",
+  "packages/demo-cluster/acceptance/**",
+  "test-support/**",
+  "**/test-*.ts",
+];
+/** the bench and the attack suite: test drivers, which may use the general test support */
+const TOOLS = ["scripts/harness.mts", "scripts/bench.mts", "scripts/attack.mts", "scripts/attack-monitor.mts"];
 
 const rule = (regex, message) => ({ regex, message, caseSensitive: true });
 
@@ -24,25 +33,40 @@ const COMPONENTS_LAYER = [
   rule("^@/server(/|$)", "components/ import nothing from server/: data comes from /api/v1 through components/data."),
   rule("^(\\.\\./)+server(/|$)", "components/ import nothing from server/: data comes from /api/v1 through components/data."),
 ];
-/** The demo is a separate program: production code only starts it (server/demo-launcher.ts spawns server/demo/main.ts)
- * and shares its fault contract (lib/demo/faults.ts). */
+/**
+ * The demo is a separate program (packages/demo-cluster): production code uses only its public exports, the launcher and
+ * control client (`@allocation-lens/demo-cluster`, `.../launcher`) and the fault contract (`.../faults`), never its
+ * internals or its tests, and never its files by path.
+ */
 const DEMO_MESSAGE =
-  "Production code imports nothing from the demo (server/demo/**, lib/world/**): start it through server/demo-launcher.ts, talk to it through server/demo-control.ts and lib/demo/faults.ts.";
-const DEMO_ALIAS = [
-  rule("^@/(server/demo|lib/world)(/|$)", DEMO_MESSAGE),
-  rule("^@/lib/demo/(?!faults$)", DEMO_MESSAGE),
-  rule("^(\\.\\./)+(server/demo|lib/world)(/|$)", DEMO_MESSAGE),
+  "Production code uses only the demo's public exports: @allocation-lens/demo-cluster (launcher, control client, DemoInfo, Truth), @allocation-lens/demo-cluster/launcher and @allocation-lens/demo-cluster/faults.";
+const DEMO_INTERNALS = [
+  rule("^@allocation-lens/demo-cluster/(?!(faults|launcher)$)", DEMO_MESSAGE),
+  rule("^@/packages(/|$)", DEMO_MESSAGE),
+  rule("^(\\.\\./)+packages(/|$)", DEMO_MESSAGE),
 ];
-/** relative forms as seen from inside lib/ (../world is lib/world) and inside server/ (./demo, ../demo is server/demo) */
-const DEMO_FROM_LIB = [rule("^(\\.\\.?/)+world(/|$)", DEMO_MESSAGE), rule("^(\\.\\.?/)+demo/(?!faults$)", DEMO_MESSAGE)];
-const DEMO_FROM_SERVER = [rule("^(\\.\\.?/)+demo(/|$)", DEMO_MESSAGE)];
-/** Test support (fixtures, harnesses, shared test bodies) is for tests only. */
+/** The browser gets the fault contract only: the package's main entry spawns processes. */
+const DEMO_FROM_BROWSER = [
+  rule("^@allocation-lens/demo-cluster(?!/faults$)", "components/ import only @allocation-lens/demo-cluster/faults from the demo (its main entry is Node code)."),
+];
+/** Test support (fixtures, harnesses, the general helpers in test-support/) is for tests only. */
+const TEST_SUPPORT_MESSAGE =
+  "Only tests import test support (test-support/, test-*.ts, *.test.ts, server/acceptance/**, packages/demo-cluster/acceptance/**, e2e/**).";
 const TEST_SUPPORT = [
-  rule(
-    "(^|/)(test-[^/]*|[^/]*\\.(test|spec)(\\.[cm]?[jt]sx?)?)$|(^|/)(acceptance|e2e)(/|$)",
-    "Only tests import test support (test-*.ts, *.test.ts, server/acceptance/**, server/demo/acceptance/**, e2e/**).",
-  ),
+  rule("(^|/)(test-[^/]*|[^/]*\\.(test|spec)(\\.[cm]?[jt]sx?)?)$|(^|/)(acceptance|e2e)(/|$)", TEST_SUPPORT_MESSAGE),
+  rule("(^|/)test-support(/|$)", TEST_SUPPORT_MESSAGE),
 ];
+/**
+ * A workspace package is a program of its own: it imports nothing from the dashboard (no `@/` alias, no path into the
+ * repository's folders), only its own modules and its declared dependencies.
+ */
+const PACKAGE_MESSAGE = "A package imports nothing from the dashboard (`@/`, lib/, server/, components/, app/): only its own modules and its declared dependencies.";
+const PACKAGE_SELF_CONTAINED = [
+  rule("^@/", PACKAGE_MESSAGE),
+  rule("^(\\.\\./)+(lib|server|components|app|scripts|e2e|allocation|demo-cluster|packages)(/|$)", PACKAGE_MESSAGE),
+];
+/** The allocation rules are shared by the demo and the dashboard: they depend on neither. */
+const ALLOCATION_LAYER = [rule("^@allocation-lens/(demo-cluster|test-support)(/|$)", "packages/allocation depends on neither the demo nor test support.")];
 
 /** `import("x")` is not seen by no-restricted-imports: the same patterns as no-restricted-syntax selectors. */
 const dynamicImports = (rules) =>
@@ -62,19 +86,27 @@ const restrict = (name, files, ignores, rules) => ({
   },
 });
 
+const testsUnder = (dir) => TESTS.filter((g) => g.startsWith("**")).map((g) => `${dir}/${g}`);
+
 const boundaries = [
-  // lib/: tests, the demo's world, and production logic
-  restrict("lib-tests", TESTS.filter((g) => g.startsWith("**")).map((g) => `lib/${g}`), [], LIB_LAYER),
-  restrict("lib-world", ["lib/world/" + SRC], TESTS, [...LIB_LAYER, ...TEST_SUPPORT]),
-  restrict("lib", ["lib/" + SRC], [...TESTS, ...DEMO], [...LIB_LAYER, ...DEMO_ALIAS, ...DEMO_FROM_LIB, ...TEST_SUPPORT]),
+  // lib/: tests and production logic
+  restrict("lib-tests", testsUnder("lib"), [], LIB_LAYER),
+  restrict("lib", ["lib/" + SRC], TESTS, [...LIB_LAYER, ...DEMO_INTERNALS, ...DEMO_FROM_BROWSER, ...TEST_SUPPORT]),
   // components/
-  restrict("components-tests", TESTS.filter((g) => g.startsWith("**")).map((g) => `components/${g}`), [], COMPONENTS_LAYER),
-  restrict("components", ["components/" + SRC], TESTS, [...COMPONENTS_LAYER, ...DEMO_ALIAS, ...TEST_SUPPORT]),
-  // the rest of production code: server/ (outside the demo), app/, the root modules (proxy.ts, instrumentation.ts)
-  restrict("server", ["server/" + SRC], [...TESTS, ...DEMO], [...DEMO_ALIAS, ...DEMO_FROM_SERVER, ...TEST_SUPPORT]),
-  restrict("app-and-root", ["app/" + SRC, "proxy.ts", "instrumentation.ts"], TESTS, [...DEMO_ALIAS, ...TEST_SUPPORT]),
-  // the demo itself and the scripts: no test support either
-  restrict("demo-and-scripts", ["server/demo/" + SRC, "scripts/" + SRC], TESTS, TEST_SUPPORT),
+  restrict("components-tests", testsUnder("components"), [], COMPONENTS_LAYER),
+  restrict("components", ["components/" + SRC], TESTS, [...COMPONENTS_LAYER, ...DEMO_INTERNALS, ...DEMO_FROM_BROWSER, ...TEST_SUPPORT]),
+  // the rest of production code: server/, app/, the root modules (proxy.ts, instrumentation.ts)
+  restrict("server", ["server/" + SRC], TESTS, [...DEMO_INTERNALS, ...TEST_SUPPORT]),
+  restrict("app-and-root", ["app/" + SRC, "proxy.ts", "instrumentation.ts"], TESTS, [...DEMO_INTERNALS, ...TEST_SUPPORT]),
+  // the packages: self-contained; the allocation rules depend on nothing of the demo; no test support outside their tests
+  restrict("allocation-tests", testsUnder("packages/allocation"), [], [...PACKAGE_SELF_CONTAINED, ...ALLOCATION_LAYER]),
+  restrict("allocation", ["packages/allocation/" + SRC], TESTS, [...PACKAGE_SELF_CONTAINED, ...ALLOCATION_LAYER, ...TEST_SUPPORT]),
+  restrict("demo-tests", [...testsUnder("packages/demo-cluster"), "packages/demo-cluster/acceptance/**"], [], PACKAGE_SELF_CONTAINED),
+  restrict("demo", ["packages/demo-cluster/" + SRC], TESTS, [...PACKAGE_SELF_CONTAINED, ...TEST_SUPPORT]),
+  restrict("test-support", ["test-support/" + SRC], [], PACKAGE_SELF_CONTAINED),
+  // scripts: production scripts get no test support; the bench and the attack suite may use it; neither reaches the demo's internals
+  restrict("scripts", ["scripts/" + SRC], [...TESTS, ...TOOLS], [...DEMO_INTERNALS, ...TEST_SUPPORT]),
+  restrict("test-tools", TOOLS, [], DEMO_INTERNALS),
 ];
 
 const config = [

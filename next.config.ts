@@ -31,7 +31,10 @@ const nextConfig: NextConfig = {
   // Defence in depth behind the server entry's body gate (server/inbound/server.ts), which refuses bodies before Next sees
   // them: Next's proxy stage would otherwise buffer up to 10 MB of any request body.
   experimental: { proxyClientMaxBodySize: 64 * 1024 },
-  // The embedded demo cluster and the Kubernetes client are server-side Node code: keep them out of the bundler.
+  // The workspace packages are TypeScript sources (their exports name .ts files): Next compiles them like the app's own.
+  // The dashboard uses the allocation rules, the demo's launcher and control client, and its fault contract.
+  transpilePackages: ["@allocation-lens/allocation", "@allocation-lens/demo-cluster"],
+  // The Kubernetes client and the demo's certificate library are server-side Node code: keep them out of the bundler.
   serverExternalPackages: ["@kubernetes/client-node", "@peculiar/x509"],
 };
 

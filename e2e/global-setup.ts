@@ -1,50 +1,19 @@
 /**
- * Starts two embedded demo clusters alone (`npm run demo-cluster`'s entry point), one with legacy collector tracking and
+ * Starts two embedded demo clusters alone (through the demo package's launcher, as `npm run demo-cluster` runs them), one with legacy collector tracking and
  * one with ready-only tracking, and the built dashboard with one configuration naming both clusters (`?cluster=legacy`,
  * `?cluster=ready`), as a user would run it against two real clusters. Records their addresses for the tests.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import readline from "node:readline";
 import YAML from "yaml";
+import { launchDemo } from "@allocation-lens/demo-cluster";
+import { waitForHttp } from "@allocation-lens/test-support/wait";
 import { ENV_FILE, SCREENSHOTS, type DemoName, type E2eEnv } from "./env";
 
 const root = process.cwd();
 
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`);
-}
-
-function startDemo(tracking: "legacy" | "ready-only"): Promise<{ child: ChildProcess; info: { dashboardConfig: string; control: string; controlToken: string; controlTokenFile: string; kubeconfig: string } }> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "server/demo/main.ts", "--seed", "7", "--poll-interval", "2", "--tracking", tracking], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("demo cluster did not start within 60 s")), 60_000);
-    child.once("exit", (c) => reject(new Error(`demo cluster exited with ${c}`)));
-    readline.createInterface({ input: child.stdout! }).on("line", (line) => {
-      try {
-        const info = JSON.parse(line);
-        clearTimeout(timer);
-        resolve({ child, info });
-      } catch {
-        /* a log line */
-      }
-    });
-  });
-}
+const startDemo = (tracking: "legacy" | "ready-only") => launchDemo(["--seed", "7", "--poll-interval", "2", "--tracking", tracking], { root });
 
 export default async function globalSetup() {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -66,7 +35,7 @@ export default async function globalSetup() {
     env: { ...process.env, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: port },
   });
   const baseURL = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${baseURL}/api/readyz`, 120_000);
+  await waitForHttp(`${baseURL}/api/readyz`, { timeoutMs: 120_000, child: server, what: "the dashboard" });
   const env: E2eEnv = {
     baseURL,
     controls: { legacy: { url: legacy.info.control, token: legacy.info.controlToken }, ready: { url: ready.info.control, token: ready.info.controlToken } },

@@ -1,13 +1,15 @@
 /**
- * What `npm run bench` and `npm run attack` share: the build check, the embedded demo cluster (through
- * server/demo-launcher.ts, the one place that spawns it and reads its JSON line), the built dashboard under `next start`
- * on 127.0.0.1, readiness, the RSS of a process tree, percentiles, and stopping every child process on exit.
+ * What `npm run bench` and `npm run attack` share: the build check, the embedded demo cluster (through the demo package's
+ * launcher, the one place that spawns it and reads its JSON line), the built dashboard as `npm start` runs it on
+ * 127.0.0.1, readiness, the RSS of a process tree, percentiles, and stopping every child process on exit.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
-import type { DemoInfo } from "@/server/demo-launcher";
+import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
+import { waitForHttp } from "@allocation-lens/test-support/wait";
+
+export { freePort } from "@allocation-lens/test-support/ports";
 
 export const root = path.resolve(import.meta.dirname, "..");
 export const nextBin = path.join(root, "node_modules/next/dist/bin/next");
@@ -27,24 +29,10 @@ export function buildIfMissing(log: (m: string) => void): void {
 }
 
 /** The demo cluster in its own process; `args` as for `npm run demo-cluster`. Stopped by stopAll() or at exit. */
-export async function startDemo(args: string[]): Promise<{ info: DemoInfo; child: ChildProcess }> {
-  // imported here, not at the top: the attack's observer thread loads this module without the react-server condition
-  const { launchDemo } = await import("@/server/demo-launcher");
-  const demo = await launchDemo(args, root);
+export async function startDemo(args: string[]): Promise<LaunchedDemo> {
+  const demo = await launchDemo(args, { root, onLine: (line) => process.stdout.write(`[demo] ${line}\n`) });
   children.add(demo.child);
   return demo;
-}
-
-/** A free TCP port on 127.0.0.1 (so that runs beside other servers on the machine do not collide). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Dashboard {
@@ -100,15 +88,7 @@ export function startDashboard(opts: { config: string; port: number; nodeArgs?: 
 
 /** Waits for /api/readyz 200 (every cluster polled once); throws when the server exits or `timeoutMs` passes. */
 export async function waitReady(d: Pick<Dashboard, "base" | "child">, timeoutMs = 120_000, headers: Record<string, string> = {}): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (d.child.exitCode !== null) throw new Error(`the dashboard exited with code ${d.child.exitCode} before it was ready`);
-    const r = await fetch(`${d.base}/api/readyz`, { headers, signal: AbortSignal.timeout(5_000) }).catch(() => null);
-    if (r?.ok) return;
-    await r?.arrayBuffer().catch(() => {});
-    await new Promise((res) => setTimeout(res, 500));
-  }
-  throw new Error(`the dashboard was not ready within ${timeoutMs / 1000} s`);
+  await waitForHttp(`${d.base}/api/readyz`, { timeoutMs, intervalMs: 500, headers, child: d.child, what: "the dashboard" });
 }
 
 /** Stops every child process started here (dashboards, demo), SIGTERM then SIGKILL after 5 s. */

@@ -8,6 +8,9 @@ import fs from "node:fs";
 import YAML from "yaml";
 import { parseConfig, yamlErrorLine, type Config } from "@/lib/config/schema";
 
+/** Said when there is no configuration and no source tree to run the embedded demo from (the container image). */
+export const NO_CONFIGURATION = "no configuration: set ALLOCATION_LENS_CONFIG; the embedded demo needs the source tree (npm start)";
+
 export class ConfigError extends Error {
   constructor(
     readonly file: string,

@@ -5,7 +5,8 @@ import "server-only";
  * routes answer 404, as if they did not exist (the server entry's gate and proxy.ts already answer so).
  */
 import fs from "node:fs";
-import { parseFault } from "@/lib/demo/faults";
+import { controlClient } from "@allocation-lens/demo-cluster";
+import { parseFault } from "@allocation-lens/demo-cluster/faults";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 
@@ -29,33 +30,36 @@ function readToken(file: string): string {
   }
 }
 
-async function forward(path: string, init: RequestInit): Promise<unknown> {
-  const { url: base, tokenFile } = await control();
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${readToken(tokenFile)}`);
-  const res = await fetch(`${base}${path}`, { ...init, headers, signal: AbortSignal.timeout(10_000) });
-  const body = (await res.json().catch(() => ({}))) as { error?: string };
-  if (!res.ok) throw new ApiError(res.status === 400 ? 400 : 502, "demo_control", body.error ?? `demo control answered HTTP ${res.status}`);
-  return body;
+async function forward(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<unknown> {
+  const { url, tokenFile } = await control();
+  const answer = await controlClient({ control: url, controlToken: readToken(tokenFile) }).request(method, path, { body });
+  let parsed: { error?: string } = {};
+  try {
+    parsed = answer.json();
+  } catch {
+    /* not JSON: the status says it */
+  }
+  if (answer.status !== 200) throw new ApiError(answer.status === 400 ? 400 : 502, "demo_control", parsed.error ?? `demo control answered HTTP ${answer.status}`);
+  return parsed;
 }
 
 export async function demoStatus(): Promise<unknown> {
-  return forward("/faults", { method: "GET" });
+  return forward("GET", "/faults");
 }
 
 export async function demoFault(body: unknown): Promise<unknown> {
   await control();
   const parsed = parseFault(body);
   if (!parsed.ok) throw new ApiError(400, "bad_fault", parsed.error);
-  return forward("/faults", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(parsed.fault) });
+  return forward("POST", "/faults", parsed.fault);
 }
 
 export async function demoHeal(): Promise<unknown> {
-  return forward("/faults", { method: "DELETE" });
+  return forward("DELETE", "/faults");
 }
 
 export async function demoScenario(name: unknown): Promise<unknown> {
   await control();
   if (typeof name !== "string") throw new ApiError(400, "bad_request", "expected {\"name\": <scenario>}");
-  return forward("/scenario", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
+  return forward("POST", "/scenario", { name });
 }

@@ -11,7 +11,8 @@ import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
 import { ClusterPoller, MAX_FIRST_POLL_WAITERS } from "@/server/poller";
 import type { Snapshot } from "@/lib/snapshot";
 import { startTestKube } from "@/server/kube/test-fixtures";
-import { dribble, jobAnswer, NS, SELECTOR, startFakeTa, until } from "@/server/ta/test-fixtures";
+import { until } from "@allocation-lens/test-support/wait";
+import { dribble, jobAnswer, NS, SELECTOR, startFakeTa } from "@/server/ta/test-fixtures";
 
 let dir: string;
 beforeAll(() => {

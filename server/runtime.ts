@@ -5,8 +5,8 @@ import "server-only";
  */
 import type { Config } from "@/lib/config/schema";
 import { ClusterPoller } from "@/server/poller";
-import { configPathFromEnv, loadConfigFile } from "@/server/config";
-import { launchDemo } from "@/server/demo-launcher";
+import { hasSourceTree, launchDemo } from "@allocation-lens/demo-cluster/launcher";
+import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION } from "@/server/config";
 
 export interface Runtime {
   config: Config;
@@ -26,10 +26,12 @@ async function create(): Promise<Runtime> {
   let stopDemo = () => {};
   if (!file) {
     const args = (process.env.ALLOCATION_LENS_DEMO_ARGS ?? "").split(/\s+/).filter(Boolean);
-    const { info, child } = await launchDemo(args);
-    file = info.dashboardConfig;
+    // The standalone output (the container image) has no source tree to run the demo from.
+    if (!hasSourceTree(process.cwd())) throw new Error(NO_CONFIGURATION);
+    const launched = await launchDemo(args, { onLine: (line) => process.stdout.write(`[demo] ${line}\n`) });
+    file = launched.info.dashboardConfig;
     demo = true;
-    stopDemo = () => child.kill("SIGTERM");
+    stopDemo = () => void launched.stop();
   }
   const config = loadConfigFile(file);
   const pollers = new Map(config.clusters.map((c) => [c.name, new ClusterPoller(c)]));

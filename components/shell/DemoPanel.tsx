@@ -5,7 +5,7 @@
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import type { Fault } from "@/lib/demo/faults";
+import type { Fault } from "@allocation-lens/demo-cluster/faults";
 import { BASE, queryKeys, useClusters, useNodes, useOwnership } from "@/components/data/queries";
 import styles from "./DemoPanel.module.css";
 

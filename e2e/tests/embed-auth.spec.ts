@@ -24,6 +24,8 @@ import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { oauth2ProxyPath, requirePeers } from "../../scripts/peers.mjs";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { waitForHttp } from "@allocation-lens/test-support/wait";
 
 const BIN = oauth2ProxyPath();
 const MISSING = fs.existsSync(BIN) ? null : `oauth2-proxy is not built at ${BIN} (npm test builds it: go install github.com/oauth2-proxy/oauth2-proxy/v7@v7.15.6)`;
@@ -47,29 +49,7 @@ test.describe("embedding behind sign-in through oauth2-proxy", () => {
   /** not listed */
   let otherPortal = "";
 
-  const freePort = () =>
-    new Promise<number>((resolve, reject) => {
-      const s = net.createServer();
-      s.once("error", reject);
-      s.listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as net.AddressInfo;
-        s.close(() => resolve(port));
-      });
-    });
-
-  async function waitForOk(url: string, what: string, child: ChildProcess, ms = 90_000): Promise<void> {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-      if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
-      try {
-        if ((await fetch(url)).ok) return;
-      } catch {
-        /* not listening yet */
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`${what} did not answer ${url} within ${ms / 1000} s`);
-  }
+  const waitForOk = (url: string, what: string, child: ChildProcess, ms = 90_000) => waitForHttp(url, { timeoutMs: ms, intervalMs: 200, child, what });
 
   function start(cmd: string, args: string[], env: Record<string, string | undefined>, name: string): ChildProcess {
     const child = spawn(cmd, args, { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });

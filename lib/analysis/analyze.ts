@@ -9,8 +9,8 @@
  */
 import type { Collector, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { isEligible, ineligibleReason } from "@/lib/allocation/eligibility";
-import { expectedCollectorByNode } from "@/lib/allocation/strategies";
+import { isEligible, ineligibleReason } from "@allocation-lens/allocation/eligibility";
+import { expectedCollectorByNode } from "@allocation-lens/allocation/strategies";
 import { classify, imbalance, localityRatio, type CollectorFacts } from "@/lib/analysis/classify";
 import { analyzeMonitors } from "@/lib/analysis/monitors";
 import { buildNodesSteps } from "@/lib/analysis/nodes";

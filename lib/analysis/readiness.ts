@@ -5,7 +5,7 @@
  */
 import type { PodView, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { ineligibleReason, podViewFromObject } from "@/lib/allocation/eligibility";
+import { ineligibleReason, podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import type { Flapper, ReadinessEvent } from "@/lib/api/schemas";
 
 /** The API's shapes (lib/api/schemas.ts). */

@@ -4,7 +4,7 @@
  * (a property test checks that); zod itself costs 4 to 10 times JSON.parse on the 5,000-collector answers of a large
  * cluster, where most of the bytes are collectors with no target. The labels are dropped here: only the node is kept.
  */
-import { targetNode } from "@/lib/allocation/node";
+import { targetNode } from "@allocation-lens/allocation/node";
 
 export interface AssignedTarget {
   address: string;

@@ -22,7 +22,7 @@
  * `extractJobTargets`), which also names the problem. When it returns a result, it is the one that path would return: a
  * differential property test (scan.test.ts) holds it to that, on generated answers and on corrupted ones.
  */
-import { NODE_LABELS, ENDPOINTSLICE_TARGET_KIND, ENDPOINTSLICE_TARGET_NAME, targetNode } from "@/lib/allocation/node";
+import { NODE_LABELS, ENDPOINTSLICE_TARGET_KIND, ENDPOINTSLICE_TARGET_NAME, targetNode } from "@allocation-lens/allocation/node";
 import type { AssignedTarget, ExtractedJob } from "./extract";
 
 const QUOTE = 0x22;

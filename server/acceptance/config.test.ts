@@ -6,39 +6,23 @@
  * the file carries (a password in a URL, a header value, a token, anything under auth), neither in-process nor on the
  * server's stderr.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, sleep } from "@/server/demo/acceptance/harness";
+import { runProcess } from "@allocation-lens/test-support/processes";
+import { tempDir } from "@allocation-lens/test-support/tmp";
 import { ConfigError, loadConfigFile } from "@/server/config";
 import { ClusterPoller } from "@/server/poller";
-import { startDemoCluster, type DemoCluster } from "@/server/demo/cluster";
+import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-config-"));
+const REPO = path.resolve(import.meta.dirname, "../..");
+const dir = tempDir("lens-config-");
 
 /** Runs the server's boot with ALLOCATION_LENS_CONFIG=file; exit code and output, bounded. */
-async function boot(file: string, timeoutMs = 60_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", "-e", "import('./server/boot.ts').then((m) => (m.startServerRuntime ?? m.default.startServerRuntime)())"], {
-    cwd: REPO,
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: file, NODE_OPTIONS: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-  const code = await Promise.race([
-    new Promise<number | string>((resolve) => child.once("exit", (c, s) => resolve(c ?? s ?? -1))),
-    sleep(timeoutMs).then(() => "timeout" as const),
-  ]);
-  if (code === "timeout") {
-    child.kill("SIGKILL");
-    await sleep(100);
-  }
-  return { code, stdout, stderr };
+function boot(file: string, timeoutMs = 60_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const args = ["--conditions=react-server", "--import", "tsx", "-e", "import('./server/boot.ts').then((m) => (m.startServerRuntime ?? m.default.startServerRuntime)())"];
+  return runProcess(process.execPath, args, { cwd: REPO, env: { ...process.env, ALLOCATION_LENS_CONFIG: file, NODE_OPTIONS: "" } }, timeoutMs);
 }
 
 describe("configuration errors", () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as api from "@/lib/api/schemas";
-import { taMetric } from "@/server/demo/acceptance/harness";
+import { taMetric } from "@allocation-lens/demo-cluster/acceptance/harness";
 import { healAndSettle, inject, nodeWithTargets, startLens, summary, truthShows, withinTwoPolls, type Lens } from "@/server/acceptance/support";
 
 const TA_UNASSIGNED = "cloudwatch_agent_allocator_targets_unassigned";

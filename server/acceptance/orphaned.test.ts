@@ -48,6 +48,6 @@ describe("orphaned monitors: annotated for a cluster-scraper the dashboard does 
     });
     metrics = await lens.metrics();
     expect(metrics.value("allocation_lens_monitors", { cluster: lens.cluster, ownership: "orphaned" })).toBe(routed.length + 1);
-    await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", headers: { Authorization: `Bearer ${lens.demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
+    await lens.control.heal();
   });
 });

@@ -10,9 +10,9 @@ import YAML from "yaml";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Role } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
-import { DEMO_SECRET_MARKER } from "@/lib/world/constants";
-import { HOSTILE_JOB } from "@/server/demo/hostile";
-import { taGet } from "@/server/demo/acceptance/harness";
+import { DEMO_SECRET_MARKER } from "@allocation-lens/demo-cluster/internal/world/constants";
+import { HOSTILE_JOB } from "@allocation-lens/demo-cluster/internal/hostile";
+import { taGet } from "@allocation-lens/demo-cluster/acceptance/harness";
 import { allTargets, inject, startLens, truthShows, withinTwoPolls, type Lens } from "@/server/acceptance/support";
 
 const ROUTES = ["/api/v1/clusters", "/api/v1/summary", "/api/v1/nodes", "/api/v1/collectors", "/api/v1/monitors", "/api/v1/targets?limit=1000", "/api/v1/diagnostics", "/api/v1/churn", "/metrics", "/api/healthz", "/api/readyz"];

@@ -12,10 +12,11 @@ import YAML from "yaml";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { expect } from "vitest";
 import type { Role, TargetClass } from "@/lib/model";
-import { startDemoCluster, type DemoCluster, type DemoOptions } from "@/server/demo/cluster";
+import { startDemoCluster, type DemoCluster, type DemoOptions } from "@allocation-lens/demo-cluster/internal/cluster";
 import type { Runtime } from "@/server/runtime";
 import type { Snapshot } from "@/lib/snapshot";
-import { waitFor, sleep, type Truth } from "@/server/demo/acceptance/harness";
+import { controlClient, type DemoControl, type Truth } from "@allocation-lens/demo-cluster";
+import { sleep, waitFor } from "@allocation-lens/test-support/wait";
 
 export { sleep, waitFor, type Truth };
 
@@ -30,6 +31,8 @@ export interface Lens {
   /** the parsed /metrics exposition */
   metrics(): Promise<MetricSamples>;
   truth(): Promise<Truth>;
+  /** the demo's control API, with its token */
+  control: DemoControl;
   latest(): Snapshot;
   /** resolves with the first snapshot taken after now */
   nextSnapshot(timeoutMs?: number): Promise<Snapshot>;
@@ -108,6 +111,7 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
           resolve(s);
         });
       });
+    const control = controlClient(demo.info, { timeoutMs: 5000 });
     const lens: Lens = {
       demo,
       runtime,
@@ -127,12 +131,9 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
         expect(r.status).toBe(200);
         return parseMetrics(r.text);
       },
-      async truth() {
-        // GET <control>/truth, the ground truth as the control API serves it
-        const r = await fetch(`${demo.info.control}/truth`, { headers: { Authorization: `Bearer ${demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
-        expect(r.status).toBe(200);
-        return (await r.json()) as Truth;
-      },
+      // GET <control>/truth, the ground truth as the control API serves it
+      truth: () => control.truth(),
+      control,
       latest: () => {
         const s = poller.latest;
         if (!s) throw new Error("no snapshot yet");
@@ -269,8 +270,7 @@ export async function summary(lens: Lens): Promise<SummaryLike> {
 
 /** DELETE <control>/faults, then wait (bounded) until the API shows the calm cluster again. */
 export async function healAndSettle(lens: Lens, timeoutMs = 25_000): Promise<void> {
-  const r = await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", headers: { Authorization: `Bearer ${lens.demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
-  expect(r.status).toBe(200);
+  await lens.control.heal();
   let last: unknown;
   await waitFor(
     "the API to show the calm cluster again after DELETE /faults",
@@ -288,17 +288,9 @@ export async function healAndSettle(lens: Lens, timeoutMs = 25_000): Promise<voi
   );
 }
 
-/** POST <control>/faults; returns when the demo answered 200. */
+/** POST <control>/faults; returns when the demo answered 200 (the `did` text), throws otherwise. */
 export async function inject(lens: Lens, body: Record<string, unknown>): Promise<string> {
-  const r = await fetch(`${lens.demo.info.control}/faults`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${lens.demo.info.controlToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
-  });
-  const text = await r.text();
-  if (r.status !== 200) throw new Error(`POST /faults ${JSON.stringify(body)} -> ${r.status} ${text}`);
-  return (JSON.parse(text) as { did: string }).did;
+  return (await lens.control.fault(body)).did;
 }
 
 /** Waits (bounded) until the demo's truth satisfies `probe`; returns the moment it did and that truth. */

@@ -10,7 +10,7 @@ import { ROLES } from "@/lib/model";
 import { ReadinessTracker, type ReadinessEvent } from "@/lib/analysis/readiness";
 import { capDiff, diffAssignments } from "@/lib/analysis/reassignments";
 import { pollPoint } from "@/lib/analysis/poll-points";
-import { podViewFromObject } from "@/lib/allocation/eligibility";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import { PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
 import type { ClusterPoller } from "@/server/poller";
 import type { HistoryStore } from "@/server/history/types";

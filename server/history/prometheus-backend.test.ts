@@ -17,8 +17,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Role } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
 import type { ChurnView } from "@/lib/views/churn";
-import { DEMO_SECRET_MARKER } from "@/lib/world/constants";
-import { freePort, PROMETHEUS, startProcess, type Proc } from "@/server/demo/acceptance/harness";
+import { DEMO_SECRET_MARKER } from "@allocation-lens/demo-cluster/internal/world/constants";
+import { PROMETHEUS } from "@allocation-lens/demo-cluster/acceptance/harness";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
 import { inject, nodeWithTargets, startLens, waitFor, type Lens } from "@/server/acceptance/support";
 
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
@@ -127,7 +129,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     const flip = async (nodes: { node: string; pod: string }[], want: number[]) => {
       for (const n of nodes) await inject(lens, { fault: "collector-not-ready", node: n.node });
       await waitFor("the not-ready flips in the local store", async () => (await Promise.all(nodes.map((n, i) => flipsOf(n.pod).then((x) => x === want[i] - 1)))).every(Boolean), { timeoutMs: 20_000 });
-      await fetch(`${lens.demo.info.control}/faults`, { method: "DELETE", headers: { Authorization: `Bearer ${lens.demo.info.controlToken}` }, signal: AbortSignal.timeout(5000) });
+      await lens.control.heal();
       await waitFor("the ready flips in the local store", async () => (await Promise.all(nodes.map((n, i) => flipsOf(n.pod).then((x) => x === want[i])))).every(Boolean), { timeoutMs: 20_000 });
     };
     await flip([a], [2]);

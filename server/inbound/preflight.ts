@@ -7,8 +7,8 @@
 import { anonymousExposure } from "@/lib/auth/exposure";
 import type { Config } from "@/lib/config/schema";
 import { DEFAULT_INBOUND_LIMITS, type InboundLimits } from "@/lib/inbound/limits";
-import { ConfigError, configPathFromEnv, loadConfigFile } from "@/server/config";
-import { hasSourceTree, NO_CONFIGURATION } from "@/server/demo-launcher";
+import { hasSourceTree } from "@allocation-lens/demo-cluster/launcher";
+import { ConfigError, configPathFromEnv, loadConfigFile, NO_CONFIGURATION } from "@/server/config";
 import { readTokenFile, tokenFileProblems } from "@/server/tokens";
 
 export interface Settings {

@@ -10,8 +10,9 @@ import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
 import { startKubeSources, type KubeSources } from "@/server/kube/informers";
 import { startTestKube, type TestKube } from "@/server/kube/test-fixtures";
-import { NS, SELECTOR, until } from "@/server/ta/test-fixtures";
-import { node } from "@/server/demo/kube/test-fixtures";
+import { until } from "@allocation-lens/test-support/wait";
+import { NS, SELECTOR } from "@/server/ta/test-fixtures";
+import { node } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
 
 let dir: string;
 beforeAll(() => {

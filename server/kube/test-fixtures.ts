@@ -1,6 +1,6 @@
 import "server-only";
 /**
- * The demo Kubernetes API (server/demo/kube) on 127.0.0.1 behind a small proxy that can misbehave like a stuck API
+ * The demo Kubernetes API (packages/demo-cluster/src/kube) on 127.0.0.1 behind a small proxy that can misbehave like a stuck API
  * server: lists that never answer, and watches that send their headers and then nothing, never ending (whatever
  * timeoutSeconds asked). For the tests of the informers and the poller.
  */
@@ -9,9 +9,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import YAML from "yaml";
-import { Store } from "@/server/demo/store";
-import { startKubeApi } from "@/server/demo/kube/server";
-import { node, pod } from "@/server/demo/kube/test-fixtures";
+import { Store } from "@allocation-lens/demo-cluster/internal/store";
+import { startKubeApi } from "@allocation-lens/demo-cluster/internal/kube/server";
+import { node, pod } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
 import { NS, SELECTOR } from "@/server/ta/test-fixtures";
 
 export interface TestKube {

@@ -18,9 +18,10 @@ import { TaClient, jobTargetsPath } from "@/server/ta/client";
 import { ClusterPoller } from "@/server/poller";
 import type { Snapshot, SourceStatus } from "@/lib/snapshot";
 import { ConfigError, loadConfigFile } from "@/server/config";
-import { Store } from "@/server/demo/store";
-import { startKubeApi, type KubeApiServer } from "@/server/demo/kube/server";
-import { node, pod } from "@/server/demo/kube/test-fixtures";
+import { until } from "@allocation-lens/test-support/wait";
+import { Store } from "@allocation-lens/demo-cluster/internal/store";
+import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
+import { node, pod } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
 
 // ---------------------------------------------------------------------------------------------------------------------
 // a hand-made Target Allocator
@@ -295,16 +296,6 @@ async function startKube(dir: string): Promise<Kube> {
 
 const statusOf = (s: Snapshot | undefined, suffix: string): SourceStatus | undefined => s?.sources.find((x) => x.source.endsWith(suffix));
 
-async function until<T>(fn: () => T | undefined, ok: (v: T) => boolean, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = fn();
-    if (last !== undefined && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not within ${ms} ms; last: ${JSON.stringify(last)?.slice(0, 500)}`);
-}
 
 function clusterConfig(kubeconfig: string, taUrl: string, ta: Record<string, unknown> = {}): ClusterConfig {
   const r = parseConfig({
@@ -342,13 +333,13 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
 
   it("a TA that turns hostile keeps its last good data, marked stale with the error", async () => {
     const poller = await setup();
-    const good = await until(() => poller.latest, (s) => statusOf(s, "ta/per-node")?.state === "ok" && s.analysis.targets.length === 2, 20_000, "first good poll");
+    const good = await until(() => poller.latest, (s) => statusOf(s, "ta/per-node")?.state === "ok" && s.analysis.targets.length === 2, 20_000, "first good poll", 100);
     expect(good.analysis.targets).toHaveLength(2);
     ta.routes.set("/jobs", (_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end("<html>maintenance</html>");
     });
-    const stale = await until(() => poller.latest, (s) => statusOf(s, "ta/per-node")?.state === "stale", 20_000, "stale");
+    const stale = await until(() => poller.latest, (s) => statusOf(s, "ta/per-node")?.state === "stale", 20_000, "stale", 100);
     expect(statusOf(stale, "ta/per-node")!.error).toMatchObject({ kind: "parse", message: "the TA answered HTML instead of JSON" });
     expect(stale.analysis.targets).toHaveLength(2);
   });
@@ -359,7 +350,7 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
       sendJson(res, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403, message: "forbidden: User \"system:serviceaccount:x:y\" cannot list resource" }, 403);
       return true;
     });
-    const s = await until(() => poller.latest, (s) => ["nodes", "pods/per-node", "servicemonitors", "podmonitors"].every((k) => statusOf(s, `kube/${k}`)?.state === "error"), 20_000, "403 states");
+    const s = await until(() => poller.latest, (s) => ["nodes", "pods/per-node", "servicemonitors", "podmonitors"].every((k) => statusOf(s, `kube/${k}`)?.state === "error"), 20_000, "403 states", 100);
     for (const [k, resource] of [["nodes", "nodes"], ["pods/per-node", "pods"], ["servicemonitors", "servicemonitors"]] as const) {
       const st = statusOf(s, `kube/${k}`)!;
       expect(st.error).toMatchObject({ kind: "forbidden", status: 403, message: `the service account lacks list/watch on ${resource}` });
@@ -373,7 +364,7 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
     const poller = await setup();
     kube.store.missing.add("servicemonitors");
     kube.store.missing.add("podmonitors");
-    const s = await until(() => poller.latest, (s) => statusOf(s, "kube/servicemonitors")?.state === "error" && statusOf(s, "kube/nodes")?.state === "ok", 20_000, "404 states");
+    const s = await until(() => poller.latest, (s) => statusOf(s, "kube/servicemonitors")?.state === "error" && statusOf(s, "kube/nodes")?.state === "ok", 20_000, "404 states", 100);
     expect(statusOf(s, "kube/servicemonitors")!.error).toMatchObject({ kind: "not_found", message: "the ServiceMonitor CRD is not installed" });
     expect(statusOf(s, "kube/podmonitors")!.error!.hint).toContain("PodMonitor CRD");
     expect(s.analysis.nodes.length).toBe(2);
@@ -389,9 +380,9 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
       return true;
     });
     kube.store.upsert("nodes", node("node-c", true));
-    await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok" && gone >= 2, 20_000, "after 410");
+    await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok" && gone >= 2, 20_000, "after 410", 100);
     kube.store.upsert("nodes", node("node-d", true));
-    await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("node-d"), 20_000, "node-d seen after 410");
+    await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("node-d"), 20_000, "node-d seen after 410", 100);
     const lists = kube.requests.filter((u) => /^\/api\/v1\/nodes(\?(?!.*watch=).*)?$/.test(u)).length;
     expect(lists).toBeGreaterThanOrEqual(2);
   });
@@ -399,13 +390,13 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
   it("watches that drop every second: data kept and current, no hot loop, no crash", async () => {
     const poller = await setup();
     kube.dropWatchesAfterMs = 1000;
-    await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok", 20_000, "first list");
+    await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok", 20_000, "first list", 100);
     const startedAt = kube.requests.length;
     const t0 = Date.now();
     kube.store.upsert("nodes", node("node-late", true));
     await new Promise((r) => setTimeout(r, 4000));
     kube.store.upsert("nodes", node("node-later", true));
-    const s = await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("node-later"), 20_000, "node-later seen");
+    const s = await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("node-later"), 20_000, "node-later seen", 100);
     expect(JSON.stringify(s.analysis)).toContain("node-late");
     const seconds = (Date.now() - t0) / 1000;
     const perResourcePerSecond = (kube.requests.length - startedAt) / seconds / 4; // 4 watched resources
@@ -417,7 +408,7 @@ describe("a hostile or broken Kubernetes API, through the poller", () => {
     const bare = pod(NS, "collector-bare", "node-b", SELECTOR);
     delete (bare as { status?: unknown }).status;
     kube.store.upsert("pods", bare);
-    const s = await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("collector-bare"), 20_000, "bare pod seen");
+    const s = await until(() => poller.latest, (s) => JSON.stringify(s.analysis).includes("collector-bare"), 20_000, "bare pod seen", 100);
     expect(statusOf(s, "kube/pods/per-node")?.state).toBe("ok");
     expect(s.analysis.targets.length).toBe(2);
   });
@@ -472,7 +463,7 @@ describe("a broken configuration", () => {
     );
     cleanups.push(() => poller.stop());
     poller.start();
-    const s = await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok", 20_000, "snapshot");
+    const s = await until(() => poller.latest, (s) => statusOf(s, "kube/nodes")?.state === "ok", 20_000, "snapshot", 100);
     const st = statusOf(s, "ta/per-node")!;
     expect(st.state).toBe("error");
     expect(st.error).toMatchObject({ kind: "config" });

@@ -15,8 +15,9 @@ import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import type { ClusterConfig } from "@/lib/config/schema";
-import { Store } from "@/server/demo/store";
-import { startKubeApi, type KubeApiServer } from "@/server/demo/kube/server";
+import { waitUntil } from "@allocation-lens/test-support/wait";
+import { Store } from "@allocation-lens/demo-cluster/internal/store";
+import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
 import { kubeApiCalls, startKubeSources, type KubeApiCall } from "@/server/kube/informers";
 import { deployment, find, kustomizations, render, renderedConfig, type Any, type Obj } from "./deploy-manifests";
 
@@ -69,13 +70,6 @@ async function recordingProxy(target: string): Promise<{ url: string; calls: Cal
   };
 }
 
-async function waitFor(cond: () => boolean, what: () => string, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Run the informers of `cluster` against the demo API until each has listed and is watching; the calls they made. */
 async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: string): Promise<Call[]> {
@@ -91,7 +85,7 @@ async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: str
       const watched = new Set(proxy.calls.filter((c) => c.verb === "watch").map((c) => key({ ...c, verb: "list" })));
       return proxy.calls.filter((c) => c.verb === "list").every((c) => watched.has(key(c)));
     };
-    await waitFor(settled, () => `every informer to list and watch: ${JSON.stringify(sources.statuses())}, calls ${keys(proxy.calls).join("; ")}`);
+    await waitUntil(settled, () => `every informer to list and watch: ${JSON.stringify(sources.statuses())}, calls ${keys(proxy.calls).join("; ")}`, 20_000);
   } finally {
     await sources.stop();
     await proxy.close();

@@ -17,7 +17,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
-import { startDemoCluster, type DemoCluster } from "@/server/demo/cluster";
+import { freePort } from "@allocation-lens/test-support/ports";
+import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const DIST_REL = ".next/al-standalone";
@@ -31,7 +32,7 @@ const STANDALONE = fs.mkdtempSync(path.join(os.tmpdir(), "al-image-"));
 const APP_UID = 10001;
 const asRoot = process.getuid?.() === 0;
 
-const SOURCES = ["app", "components", "lib", "server", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
+const SOURCES = ["app", "components", "lib", "server", "packages", "public", "proxy.ts", "instrumentation.ts", "next.config.ts", "package.json"];
 /** The image's command: the bundled server entry (server/inbound/main.ts), as the Dockerfile copies it. */
 const ENTRY = "allocation-lens-server.mjs";
 
@@ -84,16 +85,6 @@ async function ensureBuild(): Promise<void> {
   if (bundled.code !== 0) throw new Error(`bundling the server entry failed:\n${bundled.out}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 interface Server {
   child: ChildProcess;

@@ -95,14 +95,3 @@ export function taConfig(url: string, extra: Record<string, unknown> = {}): TaCo
   return r.config.clusters[0].targetAllocators["per-node"]!;
 }
 
-/** `fn()` once `ok` holds for it, polling every 25 ms; fails naming `what` and the last value after `ms`. */
-export async function until<T>(fn: () => T | undefined, ok: (v: T) => boolean, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < end) {
-    last = fn();
-    if (last !== undefined && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${what}: not within ${ms} ms; last: ${JSON.stringify(last)?.slice(0, 500)}`);
-}

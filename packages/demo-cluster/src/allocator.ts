@@ -1,0 +1,166 @@
+/**
+ * One simulated Target Allocator's brain: tracks its collector pods from the store's pod events (ready-only or legacy,
+ * with watch sessions that can be cut), discovers its targets from the world (monitors routed by annotation plus its static
+ * jobs), and allocates them with the same lib/ strategies the analysis uses. Produces the TaState its HTTP server serves.
+ */
+import type { Flavor, Role, StrategyName, Target, Tracking } from "@allocation-lens/allocation/model";
+import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
+import { collectorsOf, emptyTrackState, trackReduce, type TrackState } from "@allocation-lens/allocation/tracking";
+import { allocate } from "@allocation-lens/allocation/strategies";
+import { keepsMonitor } from "@allocation-lens/allocation/routing";
+import { discoverTargets, scrapeConfigsFor } from "./world/discovery";
+import type { StaticJob } from "./world/static-jobs";
+import { buildTaState, emptyMetricState, type TaJobState, type TaState } from "./ta/state";
+import type { TaFaults } from "./ta/server";
+import type { KubeObject, Store, StoreEvent } from "./store";
+import { hostileJob } from "./hostile";
+
+export interface AllocatorOptions {
+  role: Role;
+  flavor: Flavor;
+  tracking: Tracking;
+  strategy: StrategyName;
+  fallback: "consistent-hashing" | null;
+  annotationKey: string;
+  namespace: string;
+  selector: Record<string, string>;
+  staticJobs: StaticJob[];
+  /** how often the allocator reconciles (collector-set changes are applied at most this often) */
+  reconcileMs: number;
+  graceMs: number;
+}
+
+const matches = (o: KubeObject, namespace: string, selector: Record<string, string>) =>
+  o.metadata.namespace === namespace && Object.entries(selector).every(([k, v]) => o.metadata.labels?.[k] === v);
+
+export class DemoAllocator {
+  state: TaState;
+  readonly faults: TaFaults = {};
+  routing = true;
+  hostile = false;
+  private track: TrackState = emptyTrackState();
+  private watchConnected = true;
+  private targetsDirty = true;
+  private collectorsKey = "";
+  private jobs = new Map<string, Target[]>();
+  private assignment = new Map<string, string | null>();
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pendingEvents: Record<string, number> = {};
+
+  constructor(
+    private readonly store: Store,
+    readonly options: AllocatorOptions,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.state = buildTaState({ role: options.role, flavor: options.flavor, strategy: options.strategy, ready: false, collectors: [], jobs: new Map(), scrapeConfigs: {}, previous: emptyMetricState() });
+  }
+
+  start(): void {
+    this.openSession();
+    this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
+    this.reconcile();
+    this.timer = setInterval(() => this.reconcile(), this.options.reconcileMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    clearTimeout(this.reconnectTimer);
+    this.unsubscribe?.();
+  }
+
+  /** Cut the TA's pod watch for `ms`: events in between are never delivered; then a new watch session starts. */
+  disconnectWatch(ms: number): void {
+    this.watchConnected = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => this.openSession(), ms);
+  }
+
+  /** Targets changed for reasons outside the store (routing switch, hostile target, CRD presence). */
+  invalidate(): void {
+    this.targetsDirty = true;
+  }
+
+  /** Assigned collector per target key, for the control API's /truth. */
+  assignmentOf(key: string): string | null {
+    return this.assignment.get(key) ?? null;
+  }
+
+  allTargets(): Target[] {
+    return [...this.jobs.values()].flat();
+  }
+
+  registeredCollectors(): string[] {
+    return this.state.collectors as string[];
+  }
+
+  private openSession(): void {
+    const { namespace, selector } = this.options;
+    const pods = this.store.list("pods", namespace).filter((p) => matches(p, namespace, selector)).map(podViewFromObject);
+    this.track = trackReduce(this.track, { type: "session", pods }, this.options.tracking);
+    this.watchConnected = true;
+  }
+
+  private onEvent(e: StoreEvent): void {
+    const { namespace, selector } = this.options;
+    if (e.resource === "pods" && matches(e.object, namespace, selector)) {
+      if (!this.watchConnected) return;
+      this.track = trackReduce(this.track, { type: e.type, pod: podViewFromObject(e.object) }, this.options.tracking);
+      return;
+    }
+    this.targetsDirty = true;
+    const source = e.resource === "pods" || e.resource === "nodes" ? "EventSourceKubernetes" : "EventSourcePrometheusCR";
+    this.pendingEvents[source] = (this.pendingEvents[source] ?? 0) + 1;
+  }
+
+  reconcile(): void {
+    const o = this.options;
+    const collectors = collectorsOf(this.track, o.tracking, o.flavor, this.now(), o.graceMs);
+    const key = collectors.map((c) => `${c.id}@${c.node}`).join(",");
+    const collectorsChanged = key !== this.collectorsKey;
+    if (!collectorsChanged && !this.targetsDirty && this.state.ready) return;
+    const started = performance.now();
+    let scrapeConfigs = this.state.scrapeConfigs;
+    if (this.targetsDirty || !this.state.ready) {
+      const input = {
+        nodes: this.store.list("nodes"),
+        pods: this.store.list("pods"),
+        serviceMonitors: this.store.missing.has("servicemonitors") ? [] : this.store.list("servicemonitors"),
+        podMonitors: this.store.missing.has("podmonitors") ? [] : this.store.list("podmonitors"),
+        staticJobs: o.staticJobs,
+        // Only the cloudwatch fork routes monitors by annotation; an upstream TA keeps every monitor.
+        keep: (m: Parameters<typeof keepsMonitor>[1]) => o.flavor !== "cloudwatch" || keepsMonitor(o.role, m, o.annotationKey, this.routing),
+      };
+      this.jobs = discoverTargets(input);
+      scrapeConfigs = scrapeConfigsFor(input);
+      if (this.hostile) {
+        const h = hostileJob(o.role);
+        this.jobs.set(h.name, h.targets);
+        scrapeConfigs = { ...scrapeConfigs, [h.name]: h.config };
+      }
+      this.targetsDirty = false;
+    }
+    const previous = new Map<string, string>();
+    for (const [k, v] of this.assignment) if (v) previous.set(k, v);
+    const result = allocate({ targets: this.allTargets(), collectors, previous }, { strategy: o.strategy, flavor: o.flavor, fallback: o.fallback });
+    this.assignment = result.assignment;
+    this.collectorsKey = key;
+    const jobs = new Map<string, TaJobState>();
+    for (const [name, targets] of this.jobs) jobs.set(name, { targets, assignment: this.assignment });
+    const events = this.pendingEvents;
+    this.pendingEvents = {};
+    this.state = buildTaState({
+      role: o.role,
+      flavor: o.flavor,
+      strategy: o.strategy,
+      ready: true,
+      collectors: collectors.map((c) => c.id),
+      jobs,
+      scrapeConfigs,
+      previous: this.state,
+      allocation: { seconds: (performance.now() - started) / 1000, method: collectorsChanged ? "SetCollectors" : "SetTargets" },
+      events,
+    });
+  }
+}

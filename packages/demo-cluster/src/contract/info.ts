@@ -1,0 +1,83 @@
+/**
+ * What the demo cluster tells its users, declared once: the JSON line its CLI prints when ready (`DemoInfo`) and the ground
+ * truth its control API serves at GET /truth (`Truth`). docs/ARCHITECTURE.md, "The demo cluster's CLI" and "Fault
+ * injection".
+ */
+import type { Flavor, Role, Tracking } from "@allocation-lens/allocation/model";
+import type { Fault } from "./faults";
+
+export const SCENARIOS = ["calm", "demo"] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** One TA of the demo: its URL and flavor, plus the CA and client certificate files when the flavor needs mTLS. */
+export interface TaInfo {
+  url: string;
+  flavor: Flavor;
+  ca?: string;
+  cert?: string;
+  key?: string;
+}
+
+/** The one line of JSON `npm run demo-cluster` prints on stdout when it is ready. */
+export interface DemoInfo {
+  kubeconfig: string;
+  kubeApi: string;
+  targetAllocators: Partial<Record<Role, TaInfo>>;
+  /** a dashboard configuration file for this cluster */
+  dashboardConfig: string;
+  /** the control API's URL */
+  control: string;
+  /** the control API's per-run token: send `Authorization: Bearer <controlToken>` */
+  controlToken: string;
+  /** the same token in a file (mode 0600), named by the generated dashboard configuration */
+  controlTokenFile: string;
+  nodes: number;
+  flavor: Flavor;
+  tracking: Tracking;
+  seed: number;
+  scenario: ScenarioName;
+}
+
+export interface TruthTarget {
+  role: Role;
+  job: string;
+  address: string;
+  node: string | null;
+  /** the collector its TA assigned, null when unassigned */
+  collector: string | null;
+}
+
+export interface TruthCollector {
+  role: Role;
+  /** the pod name */
+  id: string;
+  node: string;
+  eligible: boolean;
+  /** whether its TA registered it */
+  registered: boolean;
+}
+
+/** GET /truth: every target with the collector its TA assigned, every agent pod with its eligibility. */
+export interface Truth {
+  at: number;
+  targets: TruthTarget[];
+  unassigned: Partial<Record<Role, number>>;
+  collectors: TruthCollector[];
+  registered: Partial<Record<Role, string[]>>;
+}
+
+/** POST /faults -> 200 */
+export interface FaultApplied {
+  fault: Fault["fault"];
+  did: string;
+}
+
+/** GET /faults -> 200 */
+export interface ActiveFaults {
+  active: Fault[];
+}
+
+/** DELETE /faults -> 200 */
+export interface Healed {
+  healed: number;
+}

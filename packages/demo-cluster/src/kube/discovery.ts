@@ -1,0 +1,156 @@
+import type { Resource } from "../store";
+import { NAMESPACE_RESOURCE } from "./namespaces";
+
+/**
+ * Static discovery documents of the embedded demo cluster's Kubernetes API, shaped as a real apiserver (v1.32) shapes
+ * them: /version, /api, /api/v1, /apis, /apis/monitoring.coreos.com/v1. Only the legacy (non-aggregated) format is
+ * served; kubectl asks for aggregated discovery first and falls back when the answer's Content-Type is plain JSON.
+ */
+
+export const MONITORING_GROUP = "monitoring.coreos.com";
+export const MONITORING_VERSION = "v1";
+
+export interface ResourceInfo {
+  resource: Resource;
+  /** "" for the core group */
+  group: string;
+  version: string;
+  /** apiVersion of the objects: "v1" or "monitoring.coreos.com/v1" */
+  apiVersion: string;
+  kind: string;
+  listKind: string;
+  singularName: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories?: string[];
+}
+
+export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
+  pods: {
+    resource: "pods",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "Pod",
+    listKind: "PodList",
+    singularName: "pod",
+    namespaced: true,
+    shortNames: ["po"],
+    categories: ["all"],
+  },
+  nodes: {
+    resource: "nodes",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "Node",
+    listKind: "NodeList",
+    singularName: "node",
+    namespaced: false,
+    shortNames: ["no"],
+  },
+  servicemonitors: {
+    resource: "servicemonitors",
+    group: MONITORING_GROUP,
+    version: MONITORING_VERSION,
+    apiVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`,
+    kind: "ServiceMonitor",
+    listKind: "ServiceMonitorList",
+    singularName: "servicemonitor",
+    namespaced: true,
+    shortNames: ["smon"],
+    categories: ["prometheus-operator"],
+  },
+  podmonitors: {
+    resource: "podmonitors",
+    group: MONITORING_GROUP,
+    version: MONITORING_VERSION,
+    apiVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`,
+    kind: "PodMonitor",
+    listKind: "PodMonitorList",
+    singularName: "podmonitor",
+    namespaced: true,
+    shortNames: ["pmon"],
+    categories: ["prometheus-operator"],
+  },
+};
+
+export const CORE_RESOURCES: readonly Resource[] = ["nodes", "pods"];
+export const MONITORING_RESOURCES: readonly Resource[] = ["podmonitors", "servicemonitors"];
+
+const VERBS = ["get", "list", "watch"];
+
+export function versionInfo(): Record<string, string> {
+  return {
+    major: "1",
+    minor: "32",
+    gitVersion: "v1.32.4",
+    gitCommit: "59526cd4867447956156ae3a602fcbac10a2c335",
+    gitTreeState: "clean",
+    buildDate: "2025-04-22T16:02:27Z",
+    goVersion: "go1.23.6",
+    compiler: "gc",
+    platform: "linux/amd64",
+  };
+}
+
+export function apiVersions(serverAddress: string): unknown {
+  return {
+    kind: "APIVersions",
+    versions: ["v1"],
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }],
+  };
+}
+
+function apiResource(r: ResourceInfo): unknown {
+  return {
+    name: r.resource,
+    singularName: r.singularName,
+    namespaced: r.namespaced,
+    kind: r.kind,
+    verbs: VERBS,
+    shortNames: r.shortNames,
+    ...(r.categories ? { categories: r.categories } : {}),
+    storageVersionHash: Buffer.from(`${r.apiVersion}/${r.kind}`).toString("base64").slice(0, 11),
+  };
+}
+
+export function coreResourceList(): unknown {
+  return {
+    kind: "APIResourceList",
+    groupVersion: "v1",
+    resources: [NAMESPACE_RESOURCE, ...CORE_RESOURCES.map((r) => apiResource(RESOURCE_INFO[r]))].sort((a, b) =>
+      String((a as { name: string }).name).localeCompare(String((b as { name: string }).name)),
+    ),
+  };
+}
+
+/** True when at least one monitor kind is "installed" (its CRD exists). */
+export function monitoringGroupPresent(missing: ReadonlySet<Resource>): boolean {
+  return MONITORING_RESOURCES.some((r) => !missing.has(r));
+}
+
+export function apiGroupList(missing: ReadonlySet<Resource>): unknown {
+  const gv = { groupVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`, version: MONITORING_VERSION };
+  return {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: monitoringGroupPresent(missing) ? [{ name: MONITORING_GROUP, versions: [gv], preferredVersion: gv }] : [],
+  };
+}
+
+export function monitoringGroup(): unknown {
+  const gv = { groupVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`, version: MONITORING_VERSION };
+  return { kind: "APIGroup", apiVersion: "v1", name: MONITORING_GROUP, versions: [gv], preferredVersion: gv };
+}
+
+/** APIResourceList of monitoring.coreos.com/v1 without the missing kinds; undefined when both are missing. */
+export function monitoringResourceList(missing: ReadonlySet<Resource>): unknown | undefined {
+  if (!monitoringGroupPresent(missing)) return undefined;
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`,
+    resources: MONITORING_RESOURCES.filter((r) => !missing.has(r)).map((r) => apiResource(RESOURCE_INFO[r])),
+  };
+}

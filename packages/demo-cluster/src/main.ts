@@ -1,0 +1,89 @@
+/**
+ * `npm run demo-cluster -- [options]`: runs the embedded demo cluster alone. When ready, prints one line of JSON on stdout
+ * (kubeconfig, kubeApi, targetAllocators, dashboardConfig, control, ...) and runs until SIGINT or SIGTERM.
+ */
+import { parseArgs } from "node:util";
+import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
+import { SCENARIOS, type ScenarioName } from "./scenario";
+
+const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
+       [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]
+       [--per-node-port P] [--cluster-scraper-port P] [--poll-interval SECONDS] [--dir DIR]`;
+
+function fail(message: string): never {
+  console.error(`demo-cluster: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function int(name: string, v: string | undefined, min: number, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+async function main() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        nodes: { type: "string" },
+        flavor: { type: "string" },
+        tracking: { type: "string" },
+        seed: { type: "string" },
+        scenario: { type: "string" },
+        host: { type: "string" },
+        "kube-port": { type: "string" },
+        "control-port": { type: "string" },
+        "per-node-port": { type: "string" },
+        "cluster-scraper-port": { type: "string" },
+        "poll-interval": { type: "string" },
+        dir: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if (values.help) {
+    console.error(USAGE);
+    process.exit(0);
+  }
+  const flavor = values.flavor ?? DEFAULT_DEMO.flavor;
+  if (flavor !== "upstream" && flavor !== "cloudwatch") fail(`--flavor must be upstream or cloudwatch, got "${flavor}"`);
+  const tracking = values.tracking ?? DEFAULT_DEMO.tracking;
+  if (tracking !== "ready-only" && tracking !== "legacy") fail(`--tracking must be ready-only or legacy, got "${tracking}"`);
+  const scenario = (values.scenario ?? DEFAULT_DEMO.scenario) as ScenarioName;
+  if (!SCENARIOS.includes(scenario)) fail(`--scenario must be one of ${SCENARIOS.join(", ")}, got "${scenario}"`);
+  const demo = await startDemoCluster({
+    nodes: int("nodes", values.nodes, 1, 5000) ?? DEFAULT_DEMO.nodes,
+    flavor,
+    tracking,
+    seed: int("seed", values.seed, 0, 2 ** 31 - 1) ?? DEFAULT_DEMO.seed,
+    scenario,
+    host: values.host ?? DEFAULT_DEMO.host,
+    pollInterval: int("poll-interval", values["poll-interval"], 1, 3600) ?? DEFAULT_DEMO.pollInterval,
+    dir: values.dir,
+    ports: {
+      kube: int("kube-port", values["kube-port"], 0, 65535),
+      control: int("control-port", values["control-port"], 0, 65535),
+      "per-node": int("per-node-port", values["per-node-port"], 0, 65535),
+      "cluster-scraper": int("cluster-scraper-port", values["cluster-scraper-port"], 0, 65535),
+    },
+  });
+  process.stdout.write(`${JSON.stringify(demo.info)}\n`);
+  let closing = false;
+  const stop = () => {
+    if (closing) return;
+    closing = true;
+    void demo.close().finally(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((e) => {
+  console.error(`demo-cluster: ${(e as Error).stack ?? e}`);
+  process.exit(1);
+});

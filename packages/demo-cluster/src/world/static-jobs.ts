@@ -1,0 +1,119 @@
+/** The static scrape_configs each TA keeps whatever the routing: kubelet and an external probe (per-node), the API servers (cluster-scraper). */
+import type { Labels, Role } from "@allocation-lens/allocation/model";
+import { DEMO_SECRET_MARKER } from "./constants";
+import { nodeInternalIP, sanitizeLabelName, type KubeObject } from "./kube";
+
+/** What a static job's discovery sees. */
+export interface StaticInput {
+  nodes: readonly KubeObject[];
+}
+
+export interface StaticJob {
+  name: string;
+  /** the Prometheus scrape config (YAML field names), with a fake credential containing DEMO_SECRET_MARKER */
+  config: Record<string, unknown>;
+  /** discovered labels (pre-relabel, `__address__` included) of each target */
+  targets(input: StaticInput): Labels[];
+}
+
+const NODE_LABELS = ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"];
+
+const kubelet: StaticJob = {
+  name: "kubelet",
+  config: {
+    job_name: "kubelet",
+    honor_timestamps: true,
+    scrape_interval: "30s",
+    scrape_timeout: "10s",
+    metrics_path: "/metrics",
+    scheme: "https",
+    authorization: { type: "Bearer", credentials: `${DEMO_SECRET_MARKER}-kubelet-token` },
+    tls_config: { insecure_skip_verify: true },
+    follow_redirects: true,
+    enable_http2: true,
+    relabel_configs: [{ action: "labelmap", regex: "__meta_kubernetes_node_label_(.+)", replacement: "$1", separator: ";" }],
+    kubernetes_sd_configs: [{ role: "node", kubeconfig_file: "", follow_redirects: true, enable_http2: true }],
+  },
+  targets: ({ nodes }) =>
+    nodes.flatMap((node) => {
+      const ip = nodeInternalIP(node);
+      if (!ip) return [];
+      const labels: Labels = {
+        __address__: `${ip}:10250`,
+        __meta_kubernetes_node_name: node.metadata.name,
+        __meta_kubernetes_node_address_InternalIP: ip,
+      };
+      const nodeLabels = node.metadata.labels ?? {};
+      for (const k of NODE_LABELS) {
+        if (nodeLabels[k] !== undefined) labels[`__meta_kubernetes_node_label_${sanitizeLabelName(k)}`] = nodeLabels[k];
+      }
+      return [labels];
+    }),
+};
+
+const EXTERNAL = ["status.example.com:443", "api.example.com:443"];
+
+const blackboxExternal: StaticJob = {
+  name: "blackbox-external",
+  config: {
+    job_name: "blackbox-external",
+    honor_timestamps: true,
+    params: { module: ["http_2xx"] },
+    scrape_interval: "60s",
+    scrape_timeout: "10s",
+    metrics_path: "/probe",
+    scheme: "http",
+    basic_auth: { username: "prober", password: `${DEMO_SECRET_MARKER}-prober-password` },
+    follow_redirects: true,
+    enable_http2: true,
+    relabel_configs: [
+      { source_labels: ["__address__"], target_label: "__param_target", action: "replace", regex: "(.*)", replacement: "$1", separator: ";" },
+      { source_labels: ["__param_target"], target_label: "instance", action: "replace", regex: "(.*)", replacement: "$1", separator: ";" },
+      { target_label: "__address__", replacement: "blackbox-exporter.monitoring.svc:9115", action: "replace", regex: "(.*)", separator: ";" },
+    ],
+    static_configs: [{ targets: EXTERNAL }],
+  },
+  targets: () => EXTERNAL.map((address) => ({ __address__: address })),
+};
+
+const API_SERVERS = ["10.0.250.17", "10.0.251.42"];
+
+const apiServers: StaticJob = {
+  name: "kubernetes-apiservers",
+  config: {
+    job_name: "kubernetes-apiservers",
+    honor_timestamps: true,
+    scrape_interval: "30s",
+    scrape_timeout: "10s",
+    metrics_path: "/metrics",
+    scheme: "https",
+    authorization: { type: "Bearer", credentials: `${DEMO_SECRET_MARKER}-apiserver-token` },
+    tls_config: { ca_file: "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", insecure_skip_verify: false },
+    follow_redirects: true,
+    enable_http2: true,
+    relabel_configs: [
+      {
+        source_labels: ["__meta_kubernetes_namespace", "__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+        separator: ";",
+        regex: "default;kubernetes;https",
+        action: "keep",
+      },
+    ],
+    kubernetes_sd_configs: [{ role: "endpoints", kubeconfig_file: "", follow_redirects: true, enable_http2: true, namespaces: { own_namespace: false, names: ["default"] } }],
+  },
+  targets: () =>
+    API_SERVERS.map((ip) => ({
+      __address__: `${ip}:443`,
+      __meta_kubernetes_namespace: "default",
+      __meta_kubernetes_service_name: "kubernetes",
+      __meta_kubernetes_endpoints_name: "kubernetes",
+      __meta_kubernetes_endpoint_port_name: "https",
+      __meta_kubernetes_endpoint_port_protocol: "TCP",
+      __meta_kubernetes_endpoint_ready: "true",
+    })),
+};
+
+/** The static jobs of one role's TA. Configs are shared: copy before editing. */
+export function staticJobsFor(role: Role): StaticJob[] {
+  return role === "per-node" ? [kubelet, blackboxExternal] : [apiServers];
+}

@@ -1,0 +1,60 @@
+/**
+ * The module boundaries of eslint.config.mjs (docs/ARCHITECTURE.md, "Boundaries") fail on a forbidden import and pass the
+ * allowed ones: each case lints one import as if it were written in a file at `file`.
+ */
+import path from "node:path";
+import { ESLint } from "eslint";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+let eslint: ESLint;
+
+async function errors(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return result.messages.filter((m) => m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax").map((m) => m.message);
+}
+
+const uses = (spec: string) => `import * as m from "${spec}";\nexport const x = m;\n`;
+const usesLater = (spec: string) => `export const x = () => import("${spec}");\n`;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: ROOT });
+});
+
+describe("module boundaries", () => {
+  const forbidden: [string, string, RegExp][] = [
+    ["server/x.ts", "@allocation-lens/demo-cluster/internal/store", /public exports/],
+    ["server/x.ts", "@allocation-lens/demo-cluster/acceptance/harness", /public exports|test support/],
+    ["app/x.ts", "../packages/demo-cluster/src/store", /public exports/],
+    ["server/x.ts", "@allocation-lens/test-support/wait", /test support/],
+    ["lib/x.ts", "@/server/runtime", /lib\/ is pure/],
+    ["components/x.tsx", "@allocation-lens/demo-cluster", /only @allocation-lens\/demo-cluster\/faults/],
+    ["components/x.tsx", "@/server/api", /components\/ import nothing from server/],
+    ["packages/demo-cluster/src/x.ts", "@/server/runtime", /imports nothing from the dashboard/],
+    ["packages/demo-cluster/src/x.ts", "../../../lib/views/targets", /imports nothing from the dashboard/],
+    ["packages/demo-cluster/src/x.ts", "@allocation-lens/test-support/ports", /test support/],
+    ["packages/allocation/src/x.ts", "@allocation-lens/demo-cluster/faults", /depends on neither/],
+    ["scripts/start.mjs", "@allocation-lens/test-support/ports", /test support/],
+  ];
+  it.each(forbidden)("%s may not import %s", async (file, spec, message) => {
+    const found = await errors(file, uses(spec));
+    expect(found.length, `${file} importing ${spec}`).toBeGreaterThan(0);
+    expect(found.join("\n")).toMatch(message);
+    expect((await errors(file, usesLater(spec))).length, `${file} importing ${spec} dynamically`).toBeGreaterThan(0);
+  });
+
+  const allowed: [string, string][] = [
+    ["server/x.ts", "@allocation-lens/demo-cluster"],
+    ["server/x.ts", "@allocation-lens/demo-cluster/launcher"],
+    ["app/x.ts", "@allocation-lens/demo-cluster/faults"],
+    ["components/x.tsx", "@allocation-lens/demo-cluster/faults"],
+    ["lib/x.ts", "@allocation-lens/allocation/strategies"],
+    ["packages/demo-cluster/src/x.ts", "@allocation-lens/allocation/model"],
+    ["packages/demo-cluster/acceptance/x.test.ts", "@allocation-lens/test-support/wait"],
+    ["server/x.test.ts", "@allocation-lens/demo-cluster/internal/store"],
+    ["scripts/bench.mts", "@allocation-lens/test-support/ports"],
+  ];
+  it.each(allowed)("%s may import %s", async (file, spec) => {
+    expect(await errors(file, uses(spec))).toEqual([]);
+  });
+});
