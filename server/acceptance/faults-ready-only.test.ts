@@ -71,9 +71,12 @@ describe("faults under ready-only tracking (cloudwatch, mTLS)", () => {
     const { at } = await truthShows(lens, "the cluster-scraper TA holding a per-node monitor's job", (t) =>
       t.targets.some((x) => x.role === "cluster-scraper" && x.job === job),
     );
-    const s = await withinTwoPolls(lens, "double monitors in the summary", at, async () => {
+    // A TA lists a job as soon as it is discovered and assigns its targets when it next allocates: the monitors can read
+    // double one poll before the duplicated targets show. Wait for both.
+    const s = await withinTwoPolls(lens, "double monitors and duplicated targets in the summary", at, async () => {
       const s = await summary(lens);
-      return s.monitors?.double === perNodeMonitors.length && s;
+      const view = api.summaryViewSchema.parse((await lens.get("/api/v1/summary")).body);
+      return s.monitors?.double === perNodeMonitors.length && view.duplicates > 0 && s;
     });
     expect(s.monitors).toMatchObject({ double: perNodeMonitors.length, ok: before.monitors.length - perNodeMonitors.length, orphaned: 0, misrouted: 0 });
     const v = api.ownershipViewSchema.parse((await lens.get("/api/v1/monitors")).body);
