@@ -7,7 +7,7 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES, type Role } from "@/lib/model";
 import type { ChurnView as ChurnData } from "@/lib/views/churn";
-import { RANGES, byRole, localOnlyNote, rangeKeys, seriesRoles, seriesRows, spansDays, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
+import { RANGES, byRole, localOnlyNote, rangeKeys, seriesRoles, seriesRows, timelineRows, timelineTotals, widerRange } from "@/lib/views/churn-view";
 import { churnParams, useChurn } from "@/components/data/churn-queries";
 import { DataAge } from "@/components/ui/DataAge";
 import { ErrorState, Panel } from "@/components/ui/Panel";
@@ -26,6 +26,7 @@ import { TimelineEmpty } from "./TimelineEmpty";
 import { useChurnUrl } from "./useChurnUrl";
 import styles from "./churn.module.css";
 import { RefreshBanner } from "@/components/ui/RefreshBanner";
+import { formatCount, spansDays } from "@/lib/format";
 
 /** Roles the cluster has, from the series (every poll records each role) and the timeline. */
 function rolesOf(v: ChurnData): Role[] {
@@ -130,13 +131,13 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           <Panel title="Flapping collectors" right={<span className="age">readiness flips in range</span>}>
             <FlappingTable flappers={flapping.shown} hidden={flapping.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
-          <Panel title="Reassignment hot spots" right={withNote(`${v.reassignments.total.toLocaleString("en-US")} targets moved`)}>
+          <Panel title="Reassignment hot spots" right={withNote(`${formatCount(v.reassignments.total)} targets moved`)}>
             <HotSpots totals={v.reassignments} role={role} showRole={showRole} phrase={phrase} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
         </div>
         <Panel
           title="Latest readiness events"
-          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`)}
+          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${formatCount(v.eventsInRange)} in range` : `${v.eventsInRange} in range`)}
         >
           <EventsList events={events.shown} hidden={events.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
         </Panel>

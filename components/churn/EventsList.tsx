@@ -1,10 +1,11 @@
 import Link from "next/link";
 import type { Role } from "@/lib/model";
-import { KIND_LABEL, KIND_TONE, middleEllipsis, utcStamp, type ReadinessEvent } from "@/lib/views/churn-view";
+import { KIND_LABEL, KIND_TONE, middleEllipsis, type ReadinessEvent } from "@/lib/views/churn-view";
 import { keyed } from "@/lib/views/keyed";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
 import { ShowAllRoles } from "./ShowAllRoles";
+import { utcStamp } from "@/lib/format";
 
 interface Props {
   events: ReadinessEvent[];

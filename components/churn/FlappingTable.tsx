@@ -1,9 +1,10 @@
 import Link from "next/link";
 import type { Role } from "@/lib/model";
-import { middleEllipsis, utcStamp, type Flapper } from "@/lib/views/churn-view";
+import { middleEllipsis, type Flapper } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
 import { ShowAllRoles } from "./ShowAllRoles";
+import { utcStamp } from "@/lib/format";
 
 interface Props {
   flappers: Flapper[];

@@ -5,6 +5,7 @@ import { middleEllipsis } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
 import { ShowAllRoles } from "./ShowAllRoles";
+import { cssPercent, formatCount } from "@/lib/format";
 
 const TOP = 8;
 
@@ -45,9 +46,9 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
               ) : (
                 <span className={`${styles.hotName} ${styles.muted}`}>no node</span>
               )}
-              <span className={styles.count}>{n.count.toLocaleString("en-US")}</span>
+              <span className={styles.count}>{formatCount(n.count)}</span>
               <span className={styles.track} aria-hidden="true">
-                <span style={{ width: `${(n.count / maxNode) * 100}%` }} />
+                <span style={{ width: cssPercent(n.count, maxNode) }} />
               </span>
             </li>
           ))}
@@ -68,9 +69,9 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
                     {middleEllipsis(p.to, 26)}
                   </span>
                 </span>
-                <span className={styles.count}>{p.count.toLocaleString("en-US")}</span>
+                <span className={styles.count}>{formatCount(p.count)}</span>
                 <span className={styles.track} aria-hidden="true">
-                  <span style={{ width: `${(p.count / maxPair) * 100}%` }} />
+                  <span style={{ width: cssPercent(p.count, maxPair) }} />
                 </span>
               </li>
             ))}

@@ -1,7 +1,8 @@
 "use client";
 import { useId, useState, type FormEvent } from "react";
-import { RANGES, fromInputValue, toInputValue, utcMinute, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-view";
+import { RANGES, fromInputValue, toInputValue, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-view";
 import styles from "./churn.module.css";
+import { utcMinute } from "@/lib/format";
 
 interface Props {
   request: ChurnRangeRequest;

@@ -2,6 +2,7 @@ import type { Role } from "@/lib/model";
 import { RANGES, type RangeKey, type TimelineTotals } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import { ShowAllRoles } from "./ShowAllRoles";
+import { formatCount } from "@/lib/format";
 
 interface Props {
   phrase: string;
@@ -21,7 +22,7 @@ export function TimelineEmpty({ phrase, role, hidden, wider, custom, onRange, on
     return (
       <EmptyState
         title={`No ${role} readiness changes or reassignments in ${phrase}`}
-        hint={`${hidden.readiness.toLocaleString("en-US")} readiness transitions and ${hidden.reassignments.toLocaleString("en-US")} reassignments of the other role hidden.`}
+        hint={`${formatCount(hidden.readiness)} readiness transitions and ${formatCount(hidden.reassignments)} reassignments of the other role hidden.`}
         action={
           <ShowAllRoles onClick={onShowAllRoles} />
         }

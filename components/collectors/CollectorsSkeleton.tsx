@@ -1,5 +1,7 @@
 import { Panel, Skeleton } from "@/components/ui/Panel";
 import s from "./collectors.module.css";
+import { ROLE_TITLE } from "@/lib/format";
+import { ROLES } from "@/lib/model";
 
 /** Shaped like the view: one panel per role (chart + figures), then the table. */
 export function CollectorsSkeleton({ embed }: { embed?: boolean }) {
@@ -9,8 +11,8 @@ export function CollectorsSkeleton({ embed }: { embed?: boolean }) {
         <Skeleton height={embed ? 18 : 24} width={200} />
       </div>
       <div className={s.stack}>
-        {["Per-node agent", "Cluster-scraper agent"].map((t) => (
-          <Panel key={t} title={t} aria-busy>
+        {ROLES.map((r) => (
+          <Panel key={r} title={ROLE_TITLE[r]} aria-busy>
             <div className={embed ? s.roleBodyCompact : s.roleBody}>
               <Skeleton height={embed ? 130 : 200} />
               <Skeleton height={embed ? 60 : 120} />

@@ -10,6 +10,7 @@ import { CollectorsSkeleton } from "./CollectorsSkeleton";
 import { RolePanel } from "./RolePanel";
 import { useCollectorFilter } from "./useCollectorFilter";
 import s from "./collectors.module.css";
+import { formatCount } from "@/lib/format";
 
 const API = "/api/v1/collectors";
 
@@ -50,7 +51,7 @@ export function CollectorsView({ embed = false }: { embed?: boolean }) {
         ))}
         {embed ? null : (
           <div id="all-collectors" className={s.anchor}>
-            <Panel title="All collectors" right={<span className="age">{hidden > 0 ? `${shown.length.toLocaleString("en-US")} of ${all.length.toLocaleString("en-US")}` : all.length.toLocaleString("en-US")} collectors</span>}>
+            <Panel title="All collectors" right={<span className="age">{hidden > 0 ? `${formatCount(shown.length)} of ${formatCount(all.length)}` : formatCount(all.length)} collectors</span>}>
               <div className={s.toolbar}>
                 <label>
                   <span className="sr-only">Filter collectors</span>
@@ -74,7 +75,7 @@ function TableBody({ total, shown, hidden, f }: { total: number; shown: ReturnTy
   if (shown.length === 0) {
     return (
       <EmptyState
-        title={`No collector matches “${f.q}” (${hidden.toLocaleString("en-US")} hidden)`}
+        title={`No collector matches “${f.q}” (${formatCount(hidden)} hidden)`}
         action={
           <button type="button" className="btn" onClick={() => f.setQ("")}>
             Clear filter

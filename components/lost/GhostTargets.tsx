@@ -5,6 +5,7 @@ import { keyedRows } from "@/lib/views/target-window";
 import { useTargets } from "@/components/data/queries";
 import { Skeleton } from "@/components/ui/Panel";
 import styles from "./lost.module.css";
+import { formatCount } from "@/lib/format";
 
 export const DETAIL_LIMIT = 50;
 
@@ -52,7 +53,7 @@ export function GhostTargets({ group, targetsHref }: { group: GhostGroup; target
       </div>
       <div className={styles.detailFoot}>
         <span>
-          {rows && q.data!.matched > rows.length ? `First ${rows.length} of ${q.data!.matched.toLocaleString("en-US")}` : `${group.targets.toLocaleString("en-US")} targets`} in{" "}
+          {rows && q.data!.matched > rows.length ? `First ${rows.length} of ${formatCount(q.data!.matched)}` : `${formatCount(group.targets)} targets`} in{" "}
           {group.jobs} job{group.jobs === 1 ? "" : "s"}
           {group.targetNodes ? `, on ${group.targetNodes} node${group.targetNodes === 1 ? "" : "s"}` : ""}
         </span>

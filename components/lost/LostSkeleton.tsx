@@ -1,5 +1,7 @@
 import { Panel, Skeleton } from "@/components/ui/Panel";
 import styles from "./lost.module.css";
+import { ROLE_TITLE } from "@/lib/format";
+import { ROLES } from "@/lib/model";
 
 /** Shaped like the view: two role cards of two gauges, the explanation, the grouped list. */
 export function LostSkeleton({ embed }: { embed: boolean }) {
@@ -12,8 +14,8 @@ export function LostSkeleton({ embed }: { embed: boolean }) {
         </span>
       </div>
       <div className={styles.cards}>
-        {(["Per-node agent", "Cluster-scraper agent"] as const).map((t) => (
-          <Panel key={t} title={t}>
+        {ROLES.map((r) => (
+          <Panel key={r} title={ROLE_TITLE[r]}>
             <div className={styles.gauges}>
               <Skeleton height={embed ? 62 : 78} />
               <Skeleton height={embed ? 62 : 78} />

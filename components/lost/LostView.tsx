@@ -9,13 +9,14 @@ import { ROLES } from "@/lib/model";
 import { lostListState, type GhostGroup } from "@/lib/views/lost";
 import { useLost } from "@/components/data/lost-queries";
 import { GhostGroups } from "@/components/lost/GhostGroups";
-import { LostGauges, ROLE_TITLE } from "@/components/lost/LostGauges";
+import { LostGauges } from "@/components/lost/LostGauges";
 import { LostSkeleton } from "@/components/lost/LostSkeleton";
 import { serializeTargetFilters } from "@/components/targets/useTargetFilters";
 import { DataAge } from "@/components/ui/DataAge";
 import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
 import { StaleBanner } from "@/components/ui/StaleBanner";
 import styles from "./lost.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 export const GHOST_SENTENCE =
   "These targets still carry a collector name, so the TA counts them as assigned: nothing scrapes them and its unassigned gauge stays at 0.";
@@ -61,7 +62,7 @@ export function LostView({ embed = false }: { embed?: boolean }) {
     list = (
       <EmptyState
         title={`No ghost targets for the ${ROLE_TITLE[role!].toLowerCase()}`}
-        hint={`${state.hiddenTargets.toLocaleString("en-US")} hidden in the other role.`}
+        hint={`${formatCount(state.hiddenTargets)} hidden in the other role.`}
         action={
           <button type="button" className="btn" onClick={() => setRole(null)}>
             Show all roles
@@ -70,7 +71,7 @@ export function LostView({ embed = false }: { embed?: boolean }) {
       />
     );
   else list = <GhostGroups groups={state.groups} showRole={!role && v.roles.length > 1} targetsHref={targetsHref} />;
-  const summary = state.kind === "groups" ? `${state.targets.toLocaleString("en-US")} targets on ${state.groups.length} collector${state.groups.length === 1 ? "" : "s"}` : null;
+  const summary = state.kind === "groups" ? `${formatCount(state.targets)} targets on ${state.groups.length} collector${state.groups.length === 1 ? "" : "s"}` : null;
 
   return (
     <div className={embed ? styles.embed : undefined}>

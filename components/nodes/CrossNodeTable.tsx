@@ -3,6 +3,7 @@ import type { CrossNodeRow } from "@/lib/views/node-map";
 import { shortName } from "@/lib/views/node-map";
 import { EmptyState, Panel } from "@/components/ui/Panel";
 import styles from "./NodeDetail.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 interface Props {
   rows: CrossNodeRow[];
@@ -61,7 +62,7 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
                 <NodeButton name={r.to} suffix={suffix} onNode={onNode} />
                 {r.toZone ? <div className={styles.sub}>{r.toZone}</div> : null}
               </td>
-              <td className="num">{r.count.toLocaleString("en-US")}</td>
+              <td className="num">{formatCount(r.count)}</td>
               <td>
                 <span className={styles.cls} data-cls={r.crossZone ? "cross_zone" : "cross_node"}>
                   {r.crossZone ? "zone" : "node"}
@@ -74,11 +75,11 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
     );
   }
   return (
-    <Panel title="Biggest cross-node flows" right={<span className="age">per-node agent</span>}>
+    <Panel title="Biggest cross-node flows" right={<span className="age">{ROLE_TITLE["per-node"].toLowerCase()}</span>}>
       <div className={styles.scroll} style={{ height: rows.length ? height : 120 }}>
         {body}
       </div>
-      {rows.length && hidden ? <div className={styles.sub}>{hidden.toLocaleString("en-US")} more hidden by the filters</div> : null}
+      {rows.length && hidden ? <div className={styles.sub}>{formatCount(hidden)} more hidden by the filters</div> : null}
     </Panel>
   );
 }

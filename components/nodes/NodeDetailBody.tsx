@@ -8,6 +8,7 @@ import { NodeReadinessHistory } from "./NodeReadinessHistory";
 import { TargetList } from "./TargetList";
 import mapStyles from "./NodeMap.module.css";
 import styles from "./NodeDetail.module.css";
+import { formatCount } from "@/lib/format";
 
 /** This node's collector readiness over the last hour, from the churn history. */
 function Readiness({ node, at }: { node: string; at: number }) {
@@ -48,7 +49,7 @@ function Collectors({ d }: { d: NodeDetailView }) {
               </div>
             </td>
             <td>{c.eligible ? <span className="badge ok">eligible</span> : <span className="badge bad">{c.reason ?? "not eligible"}</span>}</td>
-            <td className="num">{c.targets.toLocaleString("en-US")}</td>
+            <td className="num">{formatCount(c.targets)}</td>
           </tr>
         ))}
       </tbody>
@@ -91,7 +92,7 @@ export function NodeDetailBody({ d, cluster, onNode }: Props) {
 
       <section className={styles.section} aria-labelledby="nd-targets">
         <h3 id="nd-targets">
-          Targets on this node <span className={styles.count}>{d.targets.length.toLocaleString("en-US")}</span>
+          Targets on this node <span className={styles.count}>{formatCount(d.targets.length)}</span>
         </h3>
         <TargetList rows={d.targets} node={n.name} side="collector" onNode={onNode} empty="No target runs on this node." capped={d.targets.length >= 500} />
         <Link className={styles.more} href={targetsHref} prefetch={false}>
@@ -101,7 +102,7 @@ export function NodeDetailBody({ d, cluster, onNode }: Props) {
 
       <section className={styles.section} aria-labelledby="nd-others">
         <h3 id="nd-others">
-          Scraped here for other nodes <span className={styles.count}>{d.scrapedForOthers.length.toLocaleString("en-US")}</span>
+          Scraped here for other nodes <span className={styles.count}>{formatCount(d.scrapedForOthers.length)}</span>
         </h3>
         <TargetList rows={d.scrapedForOthers} node={n.name} side="target" onNode={onNode} empty="This node's collectors scrape only their own node's targets." capped={d.scrapedForOthers.length >= 500} />
       </section>

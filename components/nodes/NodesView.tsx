@@ -15,6 +15,7 @@ import { ZoneFlowPanel } from "./ZoneFlowPanel";
 import { useNodeUrlState } from "./useNodeFilters";
 import mapStyles from "./NodeMap.module.css";
 import styles from "./NodesView.module.css";
+import { formatCount } from "@/lib/format";
 
 function Marks() {
   return (
@@ -62,7 +63,7 @@ export function NodesView({ embed = false }: { embed?: boolean }) {
   } else if (map.shown === 0) {
     mapBody = (
       <EmptyState
-        title={`No node matches these filters (${map.hidden.toLocaleString("en-US")} hidden)`}
+        title={`No node matches these filters (${formatCount(map.hidden)} hidden)`}
         action={
           <button type="button" className="btn" onClick={url.clearFilters}>
             Clear filters
@@ -78,7 +79,7 @@ export function NodesView({ embed = false }: { embed?: boolean }) {
       </>
     );
   }
-  const showing = map.hidden ? `showing ${map.shown.toLocaleString("en-US")} of ${map.total.toLocaleString("en-US")}` : `${map.total.toLocaleString("en-US")} nodes`;
+  const showing = map.hidden ? `showing ${formatCount(map.shown)} of ${formatCount(map.total)}` : `${formatCount(map.total)} nodes`;
 
   return (
     <div className={styles.view} data-embed={embed ? "" : undefined}>
@@ -87,7 +88,7 @@ export function NodesView({ embed = false }: { embed?: boolean }) {
           <div className={styles.head}>
             <h1>Nodes</h1>
             <p>
-              {data.cluster} · {data.totals.nodes.toLocaleString("en-US")} nodes in {data.zones.length} {data.zones.length === 1 ? "zone" : "zones"}
+              {data.cluster} · {formatCount(data.totals.nodes)} nodes in {data.zones.length} {data.zones.length === 1 ? "zone" : "zones"}
             </p>
             <span className={styles.headRight}>
               {q.isError ? <span className={styles.refreshError}>refresh failed: {q.error.message}</span> : null}

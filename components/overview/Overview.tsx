@@ -7,6 +7,7 @@ import { TopProblems } from "@/components/overview/TopProblems";
 import { DataAge } from "@/components/ui/DataAge";
 import { StaleBanner } from "@/components/ui/StaleBanner";
 import { EmptyState, ErrorState, Panel, Skeleton } from "@/components/ui/Panel";
+import { formatCount, ROLE_TITLE, rolesPhrase } from "@/lib/format";
 
 const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
   { key: "ok", label: "owned once", tone: "ok" },
@@ -22,8 +23,8 @@ export function Overview() {
   if (q.isPending) {
     return (
       <div className="grid grid-2" aria-busy="true">
-        {[0, 1].map((i) => (
-          <Panel key={i} title={i ? "Cluster-scraper agent" : "Per-node agent"} aria-busy>
+        {ROLES.map((r) => (
+          <Panel key={r} title={ROLE_TITLE[r]} aria-busy>
             <Skeleton height={48} />
             <div style={{ height: 12 }} />
             <Skeleton height={12} />
@@ -40,7 +41,7 @@ export function Overview() {
       <div className="page-head">
         <h1>{s.cluster}</h1>
         <p>
-          {s.nodes.total.toLocaleString("en-US")} nodes, {roles.length === 2 ? "per-node and cluster-scraper agents" : `${roles[0]} agent`}
+          {formatCount(s.nodes.total)} nodes, {rolesPhrase(roles)}
         </p>
         <span style={{ marginLeft: "auto" }}>
           <DataAge at={s.at} pollIntervalMs={s.pollIntervalMs} />

@@ -3,8 +3,7 @@ import type { RoleSummary } from "@/lib/analysis/types";
 import { ClassBar } from "@/components/overview/ClassBar";
 import { Gauge } from "@/components/ui/Gauge";
 import { Panel } from "@/components/ui/Panel";
-
-const num = (v: number | null | undefined) => (v === null || v === undefined ? "n/a" : v.toLocaleString("en-US"));
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 function TaBadge({ ready }: { ready: boolean | null }) {
   if (ready === null) return <span className="badge bad">TA unreachable</span>;
@@ -15,7 +14,7 @@ export function RoleCard({ summary: s, query }: { summary: RoleSummary; query: s
   const ghostTone = s.classes.ghost ? { color: "var(--c-ghost)" } : undefined;
   return (
     <Panel
-      title={s.role === "per-node" ? "Per-node agent" : "Cluster-scraper agent"}
+      title={ROLE_TITLE[s.role]}
       right={
         <span style={{ display: "flex", gap: 6, flexWrap: "wrap", justifyContent: "flex-end" }}>
           <span className="badge muted">{s.flavor}</span>
@@ -39,21 +38,21 @@ export function RoleCard({ summary: s, query }: { summary: RoleSummary; query: s
           <div className="stat">
             <span className="label">Assigned targets</span>
             <span className="value" data-testid={`${s.role}-targets`}>
-              {num(s.targets)}
+              {formatCount(s.targets)}
             </span>
             <span className="sub">{s.jobs} jobs</span>
           </div>
           <div className="stat">
             <span className="label">Unassigned</span>
             <span className="value" style={s.unassigned ? { color: "var(--warn)" } : undefined} data-testid={`${s.role}-unassigned`}>
-              {num(s.unassigned)}
+              {formatCount(s.unassigned)}
             </span>
-            <span className="sub">TA gauge: {num(s.unassignedReported)}</span>
+            <span className="sub">TA gauge: {formatCount(s.unassignedReported)}</span>
           </div>
           <div className="stat">
             <span className="label">Ghosts</span>
             <span className="value" style={ghostTone} data-testid={`${s.role}-ghosts`}>
-              {num(s.classes.ghost)}
+              {formatCount(s.classes.ghost)}
             </span>
             <Link className="sub" href={`/lost${query}`} prefetch={false}>
               not counted by the TA

@@ -1,4 +1,5 @@
 import { EmptyState } from "@/components/ui/Panel";
+import { formatCount } from "@/lib/format";
 
 /** The list's two empty states (plus the one where no TA answered yet, which is not "nothing there"). */
 export function TargetsEmpty({ filtered, hidden, failing, onClear }: { filtered: boolean; hidden: number; failing: boolean; onClear: () => void }) {
@@ -6,7 +7,7 @@ export function TargetsEmpty({ filtered, hidden, failing, onClear }: { filtered:
     return (
       <EmptyState
         title="No target matches these filters"
-        hint={`${hidden.toLocaleString("en-US")} hidden by the filters.`}
+        hint={`${formatCount(hidden)} hidden by the filters.`}
         action={
           <button type="button" className="btn" onClick={onClear}>
             Clear filters

@@ -18,9 +18,9 @@ import { DataAge } from "@/components/ui/DataAge";
 import { ErrorState } from "@/components/ui/Panel";
 import { StaleBanner } from "@/components/ui/StaleBanner";
 import styles from "./targets.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 const LOADING_ROWS = 14;
-const n = (v: number) => v.toLocaleString("en-US");
 
 export function TargetsView({ embed = false }: { embed?: boolean }) {
   const [filters, setFilters] = useTargetFilters();
@@ -46,7 +46,7 @@ export function TargetsView({ embed = false }: { embed?: boolean }) {
   const hidden = d ? d.total - d.matched : 0;
   const empty = <TargetsEmpty filtered={filtered} hidden={hidden} failing={Boolean(d?.stale.length)} onClear={clear} />;
   let headline = "loading…";
-  if (d) headline = filtered ? `${n(d.matched)} of ${n(d.total)} match` : `${n(d.total)} targets, who scrapes each`;
+  if (d) headline = filtered ? `${formatCount(d.matched)} of ${formatCount(d.total)} match` : `${formatCount(d.total)} targets, who scrapes each`;
 
   return (
     <div className={`${styles.root} ${embed ? styles.embed : ""}`}>
@@ -62,8 +62,11 @@ export function TargetsView({ embed = false }: { embed?: boolean }) {
         <SearchBox value={filters.q ?? ""} onCommit={(q) => setFilters({ q: q.trim() ? q : null })} />
         <select className={`input ${styles.role}`} aria-label="Role" value={filters.role ?? ""} onChange={(e) => setFilters({ role: ROLES.find((r) => r === e.target.value) ?? null }, { history: "push" })}>
           <option value="">All roles</option>
-          <option value="per-node">Per-node agent</option>
-          <option value="cluster-scraper">Cluster-scraper agent</option>
+          {ROLES.map((r) => (
+            <option key={r} value={r}>
+              {ROLE_TITLE[r]}
+            </option>
+          ))}
         </select>
         <ClassChips counts={counts} selected={filters.class} onToggle={(c) => setFilters({ class: toggleClass(filters.class, c) }, { history: "push" })} />
         <FilterPins filters={filters} filtered={filtered} onRemove={(k) => setFilters({ [k]: null }, { history: "push" })} onClear={clear} />

@@ -2,8 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
 import {
   RANGES,
-  axisTick,
-  compactNumber,
   byRole,
   fromInputValue,
   isolatedPoints,
@@ -12,12 +10,9 @@ import {
   rangeRequest,
   seriesRoles,
   seriesRows,
-  spansDays,
   timelineRows,
   timelineTotals,
   toInputValue,
-  utcStamp,
-  utcTime,
   widerRange,
   rangeKeys,
   sourceLine,
@@ -90,23 +85,6 @@ describe("middleEllipsis", () => {
   });
 });
 
-describe("compactNumber", () => {
-  it("fits an axis", () => {
-    expect([0, 950, 9500, 10_000, 160_000, 1_250_000].map(compactNumber)).toEqual(["0", "950", "9.5k", "10k", "160k", "1.3M"]);
-  });
-});
-
-describe("UTC formats", () => {
-  it("are fixed whatever the locale", () => {
-    expect(utcTime(T)).toBe("12:03:07");
-    expect(axisTick(T, false)).toBe("12:03");
-    expect(axisTick(T, true)).toBe("03-01 12:03");
-    expect(utcStamp(T, false)).toBe("12:03:07");
-    expect(utcStamp(T, true)).toBe("03-01 12:03:07");
-    expect(spansDays(T - 3_600_000, T)).toBe(false);
-    expect(spansDays(T - 24 * 3_600_000, T)).toBe(true);
-  });
-});
 
 const bucket = (t: number, pn: [number, number], cs?: [number, number]): TimelineBucket => ({
   t,

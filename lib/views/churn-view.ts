@@ -6,6 +6,7 @@ import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { CollectorMove, Flapper, ReadinessEvent, ReadinessKind, SeriesPoint, TimelineBucket } from "@/lib/analysis/churn";
 import type { ChurnSource } from "@/lib/views/churn-source";
+import { percentValue, spansDays, utcDate, utcMinute, utcTime } from "@/lib/format";
 
 export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d", "30d"] as const;
 export type RangeKey = (typeof RANGE_KEYS)[number];
@@ -94,35 +95,6 @@ export function rangeRequest(key: RangeKey, from: string | null, to: string | nu
   return { kind: "preset", key, last: RANGES[key].ms, buckets: RANGES[key].buckets };
 }
 
-const pad = (n: number) => String(n).padStart(2, "0");
-
-/** "12:03:07" in UTC, whatever the browser's timezone. */
-export function utcTime(ms: number): string {
-  const d = new Date(ms);
-  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-}
-
-/** "2026-03-01" in UTC. */
-export function utcDate(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
-/** "2026-03-01 12:03" in UTC (minutes), for range bounds. */
-export const utcMinute = (ms: number) => `${utcDate(ms)} ${utcTime(ms).slice(0, 5)}`;
-
-/** True when [from, to] crosses a UTC midnight: times then carry their date. */
-export const spansDays = (from: number, to: number) => utcDate(from) !== utcDate(to);
-
-/** Axis ticks: "12:03" within a day, "03-01 12:00" across days. */
-export function axisTick(ms: number, multiDay: boolean): string {
-  const hm = utcTime(ms).slice(0, 5);
-  return multiDay ? `${utcDate(ms).slice(5)} ${hm}` : hm;
-}
-
-/** "12:03:07", or "03-01 12:03:07" when the range spans days (event times, tooltips). */
-export const utcStamp = (ms: number, multiDay: boolean) => (multiDay ? `${utcDate(ms).slice(5)} ${utcTime(ms)}` : utcTime(ms));
-
 /** "2026-03-01T12:03" (UTC) for a datetime-local input, and back. */
 export const toInputValue = (ms: number) => `${utcDate(ms)}T${utcTime(ms).slice(0, 5)}`;
 export const fromInputValue = (v: string) => parseInstant(v);
@@ -135,15 +107,6 @@ export function middleEllipsis(s: string, max: number): string {
   if (s.length <= max || max < 5) return s;
   const tail = Math.ceil((max - 1) * 0.45);
   return `${s.slice(0, max - 1 - tail)}…${s.slice(s.length - tail)}`;
-}
-
-/** Axis numbers that fit 40 px: 950, 9.5k, 160k, 1.2M. */
-export function compactNumber(n: number): string {
-  const a = Math.abs(n);
-  const fmt = (v: number, unit: string) => `${Number.isInteger(v) || v >= 10 ? Math.round(v) : v.toFixed(1).replace(/\.0$/, "")}${unit}`;
-  if (a >= 1e6) return fmt(n / 1e6, "M");
-  if (a >= 1e3) return fmt(n / 1e3, "k");
-  return String(n);
 }
 
 export const KIND_LABEL: Record<ReadinessKind, string> = {
@@ -206,13 +169,11 @@ export interface SeriesRow {
   unassigned: number | null;
 }
 
-const percent = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 1000) / 10);
-
 export function seriesRows(points: readonly SeriesPoint[]): SeriesRow[] {
   return points.map((p) => ({
     t: p.t,
-    locality_pn: percent(p.localityRatio["per-node"]),
-    locality_cs: percent(p.localityRatio["cluster-scraper"]),
+    locality_pn: percentValue(p.localityRatio["per-node"]),
+    locality_cs: percentValue(p.localityRatio["cluster-scraper"]),
     ghosts: p.ghosts,
     unassigned: p.unassigned,
   }));
