@@ -6,7 +6,7 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES } from "@/lib/model";
 import { filterParams, isFiltered, toggleClass } from "@/lib/views/target-window";
-import { useTargetFacets, useTargetHead } from "@/components/data/lost-queries";
+import { useTargetFacets, useTargetHead } from "@/components/data/target-queries";
 import { ClassChips } from "@/components/targets/ClassChips";
 import { FilterPins } from "@/components/targets/FilterPins";
 import { SearchBox } from "@/components/targets/SearchBox";
