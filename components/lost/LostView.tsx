@@ -7,7 +7,7 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { parseAsStringLiteral, useQueryState } from "nuqs";
 import { ROLES } from "@/lib/model";
 import { lostListState, type GhostGroup } from "@/lib/views/lost";
-import { useLost } from "@/components/data/target-queries";
+import { useLost } from "@/components/data/queries";
 import { GhostGroups } from "@/components/lost/GhostGroups";
 import { LostGauges } from "@/components/lost/LostGauges";
 import { LostSkeleton } from "@/components/lost/LostSkeleton";
