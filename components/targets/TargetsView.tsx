@@ -52,7 +52,9 @@ export function TargetsView({ embed = false }: { embed?: boolean }) {
     <div className={`${styles.root} ${embed ? styles.embed : ""}`}>
       <div className={`${styles.head} ${embed ? styles.embedHead : ""}`}>
         {embed ? <strong>Targets</strong> : <h1>Targets</h1>}
-        <p aria-live="polite">{headline}</p>
+        <p aria-live="polite" data-testid="targets-headline">
+          {headline}
+        </p>
         <span className={styles.age}>
           <DataAge at={d?.at} pollIntervalMs={d?.pollIntervalMs} />
         </span>

@@ -17,8 +17,11 @@ test("legacy tracking: a not-Ready collector turns its node's tile to ghosts and
   await expect(tile).toHaveAttribute("data-state", "ghosts", { timeout: 20_000 });
   const truth = await demos.legacy.truth();
   const onNode = truth.targets.filter((t) => t.role === "per-node" && t.node === node).length;
+  expect(onNode, "the node runs targets of the per-node agent").toBeGreaterThan(0);
   await page.goto(`/targets?cluster=legacy&class=ghost`);
-  await expect(page.getByText(new RegExp(`No target matches|${onNode.toLocaleString("en-US")}`)).first()).toBeVisible();
+  // exactly the node's targets turned ghost, listed (not the filtered-to-nothing state)
+  await expect(page.getByTestId("targets-headline")).toHaveText(new RegExp(`^${onNode.toLocaleString("en-US")} of [\\d,]+ match$`));
+  await expect(page.getByText("No target matches")).toHaveCount(0);
   await expect(page.getByRole("row").filter({ hasText: node }).first()).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "not Ready" }).first()).toBeVisible();
   await page.goto(`/?cluster=legacy`);
