@@ -2,6 +2,7 @@
 import type { CrossNodeRow } from "@/lib/views/node-map";
 import { shortName } from "@/lib/views/node-map";
 import { EmptyState, Panel } from "@/components/ui/Panel";
+import { FilteredOut, ListState } from "@/components/ui/ViewState";
 import styles from "./NodeDetail.module.css";
 import { formatCount, ROLE_TITLE } from "@/lib/format";
 
@@ -24,22 +25,13 @@ function NodeButton({ name, suffix, onNode }: { name: string; suffix: string; on
 
 /** The largest node -> node flows of the per-node agent: targets scraped by a collector on another node. */
 export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }: Props) {
-  let body;
-  if (rows.length === 0 && hidden > 0) {
-    body = (
-      <EmptyState
-        title={`No cross-node flow matches these filters (${hidden} hidden)`}
-        action={
-          <button type="button" className="btn" onClick={onClear}>
-            Clear filters
-          </button>
-        }
-      />
-    );
-  } else if (rows.length === 0) {
-    body = <EmptyState title="Every target is scraped on its own node" hint="No target leaves its node for a collector elsewhere." />;
-  } else {
-    body = (
+  const body = (
+    <ListState
+      empty={rows.length === 0 && hidden === 0}
+      filteredOut={rows.length === 0}
+      emptyState={<EmptyState title="Every target is scraped on its own node" hint="No target leaves its node for a collector elsewhere." />}
+      filteredState={<FilteredOut title="No cross-node flow matches these filters" hidden={hidden} noun="flow" onClear={onClear} />}
+    >
       <table className="data">
         <thead>
           <tr>
@@ -72,8 +64,8 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
           ))}
         </tbody>
       </table>
-    );
-  }
+    </ListState>
+  );
   return (
     <Panel title="Biggest cross-node flows" right={<span className="age">{ROLE_TITLE["per-node"].toLowerCase()}</span>}>
       <div className={styles.scroll} style={{ height: rows.length ? height : 120 }}>

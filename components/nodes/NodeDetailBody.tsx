@@ -2,7 +2,8 @@
 import Link from "next/link";
 import type { NodeDetailView } from "@/lib/views/nodes";
 import { STATE_META } from "@/lib/views/node-map";
-import { EmptyState } from "@/components/ui/Panel";
+import { EmptyState, Skeleton } from "@/components/ui/Panel";
+import { ViewState } from "@/components/ui/ViewState";
 import { useNodeReadiness } from "@/components/data/churn-queries";
 import { NodeReadinessHistory } from "./NodeReadinessHistory";
 import { TargetList } from "./TargetList";
@@ -13,9 +14,17 @@ import { formatCount } from "@/lib/format";
 /** This node's collector readiness over the last hour, from the churn history. */
 function Readiness({ node, at }: { node: string; at: number }) {
   const q = useNodeReadiness(node);
-  if (q.isError) return <p className={styles.count}>Readiness history unavailable: {q.error.message}</p>;
-  const events = q.data?.node === node ? q.data.events : [];
-  return <NodeReadinessHistory events={events} from={q.data?.from} to={q.data?.to ?? at} />;
+  const data = q.data?.node === node ? q.data : undefined;
+  return (
+    <ViewState
+      query={{ data, error: q.error }}
+      api="GET /api/v1/churn"
+      skeleton={<Skeleton height={28} />}
+      failed={(e) => <p className={styles.count}>Readiness history unavailable: {e.message}</p>}
+    >
+      {(d) => <NodeReadinessHistory events={d.events} from={d.from} to={d.to ?? at} />}
+    </ViewState>
+  );
 }
 
 interface Props {

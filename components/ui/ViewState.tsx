@@ -27,11 +27,11 @@ export interface ViewQuery<T> {
   refetch?: () => unknown;
 }
 
-/** Every view answer says when it was computed and which sources failed. */
+/** Every view answer says when it was computed and which sources failed (answers reshaped for a part may not). */
 export interface Fresh {
   at: number;
-  pollIntervalMs: number;
-  stale: readonly SourceView[];
+  pollIntervalMs?: number;
+  stale?: readonly SourceView[];
 }
 
 export type ViewPhase = "loading" | "waiting" | "error" | "data";
@@ -106,7 +106,7 @@ export function ViewState<T extends Fresh>({ query, api, skeleton, stale, failed
   const banners = (
     <>
       <RefreshBanner api={api} error={refreshError} at={data.at} />
-      <StaleBanner stale={stale ? stale(data) : data.stale} />
+      <StaleBanner stale={stale ? stale(data) : (data.stale ?? [])} />
     </>
   );
   return <>{children(data, { banners, age: <DataAge at={data.at} pollIntervalMs={data.pollIntervalMs} />, refreshError, updating: Boolean(query.isPlaceholderData) }) ?? null}</>;
