@@ -2,13 +2,15 @@ import { Panel, Skeleton } from "@/components/ui/Panel";
 import s from "./collectors.module.css";
 import { ROLE_TITLE } from "@/lib/format";
 import { ROLES } from "@/lib/model";
+import { SkeletonNote } from "@/components/ui/ViewState";
 
 /** Shaped like the view: one panel per role (chart + figures), then the table. */
-export function CollectorsSkeleton({ embed }: { embed?: boolean }) {
+export function CollectorsSkeleton({ embed, note }: { embed?: boolean; note?: string | null }) {
   return (
     <div aria-busy="true" aria-label="Loading collectors">
       <div className="page-head">
         <Skeleton height={embed ? 18 : 24} width={200} />
+        <SkeletonNote note={note} />
       </div>
       <div className={s.stack}>
         {ROLES.map((r) => (
