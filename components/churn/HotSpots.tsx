@@ -4,7 +4,7 @@ import type { Role } from "@/lib/model";
 import { middleEllipsis } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
-import { ShowAllRoles } from "./ShowAllRoles";
+import { FilteredOut, ListState } from "@/components/ui/ViewState";
 import { cssPercent, formatCount } from "@/lib/format";
 
 const TOP = 8;
@@ -56,7 +56,12 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
       </section>
       <section aria-label="Reassignments by collector pair">
         <h3>Collector → collector</h3>
-        {shownPairs.length ? (
+        <ListState
+          empty={false}
+          filteredOut={!shownPairs.length}
+          emptyState={null}
+          filteredState={<FilteredOut title={`No ${role} target moved`} hidden={totals.byCollector.length} noun="pair" by="the role filter" clearLabel="Show all roles" onClear={onShowAllRoles} />}
+        >
           <ul className={styles.hotList}>
             {shownPairs.map((p) => (
               <li key={`${p.role}/${p.from}/${p.to}`}>
@@ -76,15 +81,7 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
               </li>
             ))}
           </ul>
-        ) : (
-          <EmptyState
-            title={`No ${role} target moved`}
-            hint={`${totals.byCollector.length} pair${totals.byCollector.length === 1 ? "" : "s"} of the other role hidden.`}
-            action={
-              <ShowAllRoles onClick={onShowAllRoles} />
-            }
-          />
-        )}
+        </ListState>
       </section>
     </div>
   );
