@@ -134,7 +134,8 @@ interface ListStateProps {
   filteredState?: ReactNode;
   /** the height the list usually takes, kept by the other states so the page does not jump while polling */
   minHeight?: number;
-  children: PanelContent;
+  /** the list (omitted where the caller renders the list itself and asks only for the other states) */
+  children?: PanelContent;
 }
 
 export function ListState({ unknown, empty, filteredOut, emptyState, filteredState, minHeight, children }: ListStateProps) {
