@@ -1,6 +1,6 @@
 import type { CollectorsView } from "@/lib/views/collectors";
 import { MANY_COLLECTORS, countByEligibility, eligibleStats } from "@/lib/views/collectors-view";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
 import { Disagreements } from "./Disagreements";
 import { Distribution } from "./Distribution";
 import { EligibilityLegend } from "./EligibilityLegend";
@@ -19,7 +19,7 @@ function chartHeight(n: number, compact?: boolean): number {
 }
 
 /** One role: targets per collector (bars, or a distribution when there are many), imbalance, and TA/Kubernetes disagreements. */
-export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
+function RolePanelInner({ role, compact, onShow }: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
   const counts = countByEligibility(role.collectors);
   const stats = eligibleStats(role.collectors);
   const many = role.collectors.length > MANY_COLLECTORS;
@@ -56,5 +56,14 @@ export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?:
         </>
       )}
     </Panel>
+  );
+}
+
+/** RolePanel inside its own boundary: a failure while computing it fails this panel only. */
+export function RolePanel(props: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
+  return (
+    <PanelGuard title={ROLE_TITLE[props.role.role]}>
+      <RolePanelInner {...props} />
+    </PanelGuard>
   );
 }

@@ -1,6 +1,6 @@
 import type { CSSProperties } from "react";
 import type { LostRole } from "@/lib/views/lost";
-import { Panel } from "@/components/ui/Panel";
+import { Panel, PanelGuard } from "@/components/ui/Panel";
 import styles from "./lost.module.css";
 import { formatCount, ROLE_TITLE } from "@/lib/format";
 
@@ -24,7 +24,7 @@ function GhostSub({ ghosts, collectors, assigned, embed }: { ghosts: number; col
 }
 
 /** One role's two numbers: unassigned (the TA knows it lost them) and ghosts (it does not). */
-export function LostGauges({ r, embed = false }: { r: LostRole; embed?: boolean }) {
+function LostGaugesInner({ r, embed = false }: { r: LostRole; embed?: boolean }) {
   const unassignedTone = r.unassigned ? "var(--warn)" : r.unassigned === null ? "var(--border)" : "var(--ok)";
   const ghostTone = r.ghosts ? "var(--c-ghost)" : r.taReady === null ? "var(--border)" : "var(--ok)";
   const collectors = r.groups.length;
@@ -47,5 +47,14 @@ export function LostGauges({ r, embed = false }: { r: LostRole; embed?: boolean 
         </div>
       </div>
     </Panel>
+  );
+}
+
+/** LostGauges inside its own boundary: a failure while computing it fails this panel only. */
+export function LostGauges(props: { r: LostRole; embed?: boolean }) {
+  return (
+    <PanelGuard title={props.embed ? props.r.role : ROLE_TITLE[props.r.role]}>
+      <LostGaugesInner {...props} />
+    </PanelGuard>
   );
 }

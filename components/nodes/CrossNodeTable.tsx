@@ -1,7 +1,7 @@
 "use client";
 import type { CrossNodeRow } from "@/lib/views/node-map";
 import { shortName } from "@/lib/views/node-map";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
 import { FilteredOut, ListState } from "@/components/ui/ViewState";
 import styles from "./NodeDetail.module.css";
 import { formatCount, ROLE_TITLE } from "@/lib/format";
@@ -24,7 +24,7 @@ function NodeButton({ name, suffix, onNode }: { name: string; suffix: string; on
 }
 
 /** The largest node -> node flows of the per-node agent: targets scraped by a collector on another node. */
-export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }: Props) {
+function CrossNodeTableInner({ rows, hidden, suffix, onNode, onClear, height }: Props) {
   const body = (
     <ListState
       empty={rows.length === 0 && hidden === 0}
@@ -73,5 +73,14 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
       </div>
       {rows.length && hidden ? <div className={styles.sub}>{formatCount(hidden)} more hidden by the filters</div> : null}
     </Panel>
+  );
+}
+
+/** CrossNodeTable inside its own boundary: a failure while computing it fails this panel only. */
+export function CrossNodeTable(props: Props) {
+  return (
+    <PanelGuard title={"Biggest cross-node flows"}>
+      <CrossNodeTableInner {...props} />
+    </PanelGuard>
   );
 }

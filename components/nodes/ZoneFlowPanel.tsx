@@ -3,7 +3,7 @@ import { ROLES, type Role } from "@/lib/model";
 import type { ZoneFlow } from "@/lib/views/nodes";
 import { flowHeadline } from "@/lib/views/node-flow";
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
 import { ZoneFlowChart } from "./ZoneFlowChart";
 import styles from "./ZoneFlow.module.css";
 import { formatCount, formatShare, ROLE_SHORT } from "@/lib/format";
@@ -28,7 +28,7 @@ const LEGEND = [
 ] as const;
 
 /** The locality picture: which zone's targets are scraped from which zone, for one agent at a time. */
-export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZone, height, fallback }: Props) {
+function ZoneFlowPanelInner({ flowsByRole, role, defaultRole, onRole, focusZone, height, fallback }: Props) {
   const roles = ROLES.filter((r) => flowsByRole[r]);
   const active = role && flowsByRole[role] ? role : defaultRole;
   const flows = (active && flowsByRole[active]) || fallback;
@@ -88,5 +88,14 @@ export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZon
         </>
       )}
     </Panel>
+  );
+}
+
+/** ZoneFlowPanel inside its own boundary: a failure while computing it fails this panel only. */
+export function ZoneFlowPanel(props: Props) {
+  return (
+    <PanelGuard title={"Zone flow"}>
+      <ZoneFlowPanelInner {...props} />
+    </PanelGuard>
   );
 }

@@ -6,7 +6,7 @@
 import { createElement, type ComponentProps, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { Panel, PanelBoundary } from "@/components/ui/Panel";
+import { Panel, PanelBoundary, PanelGuard } from "@/components/ui/Panel";
 
 const html = (node: ReactNode) => renderToStaticMarkup(createElement("div", null, node));
 const panel = (props: ComponentProps<typeof Panel>) => createElement(Panel, props);
@@ -52,6 +52,14 @@ describe("PanelBoundary", () => {
   it("turns anything thrown into an error with a message", () => {
     expect(PanelBoundary.getDerivedStateFromError("boom").error?.message).toBe("boom");
     expect(html(failed(new Error("")).render())).toContain("This panel failed:</strong> Error");
+  });
+
+  it("fails as a whole panel frame when it guards a component that renders its own panel", () => {
+    const boundary = new PanelBoundary({ head: createElement("h2", null, "Zone flow"), frame: (f: ReactNode) => createElement("section", { className: "panel" }, f), children: null });
+    boundary.state = PanelBoundary.getDerivedStateFromError(new Error("boom"));
+    expect(html(boundary.render())).toMatch(/^<div><section class="panel"><h2>Zone flow<\/h2><div class="panel-failed" role="alert">.*boom.*<\/section><\/div>$/);
+    const guard: ComponentProps<typeof PanelGuard> = { title: "Zone flow", children: createElement("p", null, "fine") };
+    expect(html(createElement(PanelGuard, guard))).toBe("<div><p>fine</p></div>");
   });
 
   it("renders its content again on retry", () => {

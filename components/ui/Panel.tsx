@@ -48,6 +48,27 @@ export function Panel({ title, right, children, ...rest }: PanelProps) {
   );
 }
 
+/**
+ * The boundary for a component that computes its data before rendering its own Panel (outside that panel's boundary):
+ * `export const RolePanel = (p) => <PanelGuard title=...><RolePanelInner {...p} /></PanelGuard>`. It fails as a panel
+ * frame with the title.
+ */
+export function PanelGuard({ title, children }: { title: string; children: ReactNode }) {
+  const id = panelId(title);
+  return (
+    <PanelBoundary
+      head={<PanelHead id={id} title={title} />}
+      frame={(fallback) => (
+        <section className="panel" aria-labelledby={id}>
+          {fallback}
+        </section>
+      )}
+    >
+      {children}
+    </PanelBoundary>
+  );
+}
+
 /** The fallback of a failed panel: what failed, and a retry (which renders the content again, with the latest data). */
 export function PanelFailed({ message, onRetry }: { message: string; onRetry: () => void }) {
   return (
@@ -65,6 +86,8 @@ export function PanelFailed({ message, onRetry }: { message: string; onRetry: ()
 interface BoundaryProps {
   /** kept on screen when the content fails (the panel's title) */
   head: ReactNode;
+  /** wraps the fallback (a whole panel frame, when the boundary sits outside the panel) */
+  frame?: (fallback: ReactNode) => ReactNode;
   children: ReactNode;
 }
 
@@ -84,12 +107,13 @@ export class PanelBoundary extends Component<BoundaryProps, BoundaryState> {
 
   render() {
     if (!this.state.error) return this.props.children;
-    return (
+    const fallback = (
       <>
         {this.props.head}
         <PanelFailed message={this.state.error.message || this.state.error.name} onRetry={this.retry} />
       </>
     );
+    return this.props.frame ? this.props.frame(fallback) : fallback;
   }
 }
 
