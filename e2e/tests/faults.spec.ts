@@ -94,3 +94,25 @@ test("hostile strings from a TA render as text and run nothing", async ({ page, 
   expect(await page.locator("img[src=x]").count()).toBe(0);
   expect(dialogs).toBe(0);
 });
+
+test("a malformed answer fails one panel, not the page", async ({ page, consoleErrors }) => {
+  // the summary without the node counts: the overview's "Nodes" panel cannot render, everything else can
+  await page.route("**/api/v1/summary?*", async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    delete body.nodes.byState;
+    await route.fulfill({ response, json: body });
+  });
+  await page.goto(`/?cluster=legacy`);
+  const nodes = page.getByRole("region", { name: "Nodes", exact: true });
+  await expect(nodes.getByRole("alert")).toContainText("This panel failed:");
+  await expect(nodes.getByRole("button", { name: "Retry" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
+  await expect(page.getByTestId("per-node-targets")).toHaveText(/^\d[\d,]*$/);
+  await expect(page.getByTestId("monitors-ok")).toHaveText(/^\d+$/);
+  await expect(page.getByRole("region", { name: "Top problems" })).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveCount(1);
+  // React reports the caught error on the console: that one is expected, any other still fails the test
+  const unexpected = consoleErrors.filter((e) => !/reading 'healthy'|byState/.test(e));
+  consoleErrors.splice(0, consoleErrors.length, ...unexpected);
+});
