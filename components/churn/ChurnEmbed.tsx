@@ -4,15 +4,15 @@ import type { Role } from "@/lib/model";
 import type { ChurnView } from "@/lib/views/churn";
 import type { Flapper } from "@/lib/views/churn-view";
 import type { TimelineRow } from "@/lib/views/churn-charts";
-import { DataAge } from "@/components/ui/DataAge";
 import { Panel } from "@/components/ui/Panel";
-import { StaleBanner } from "@/components/ui/StaleBanner";
+import type { ViewStatus } from "@/components/ui/ViewState";
 import { HistoryBackendBadge, HistorySourceBadge } from "./HistoryBackend";
 import { TimelineChart } from "./TimelineChart";
 import styles from "./churn.module.css";
 
 interface Props {
   v: ChurnView;
+  status: ViewStatus;
   rows: TimelineRow[];
   roles: Role[];
   multiDay: boolean;
@@ -23,7 +23,7 @@ interface Props {
 }
 
 /** The 600x400 tile: presets, the timeline, and the most flapping collector. */
-export function ChurnEmbed({ v, rows, roles, multiDay, empty, flapping, picker, nodeHref }: Props) {
+export function ChurnEmbed({ v, status, rows, roles, multiDay, empty, flapping, picker, nodeHref }: Props) {
   const top = flapping[0];
   return (
     <div className={styles.embed}>
@@ -31,10 +31,10 @@ export function ChurnEmbed({ v, rows, roles, multiDay, empty, flapping, picker, 
         <strong className={styles.embedTitle}>Churn</strong>
         <div className={styles.headRight}>
           {picker}
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
+          {status.age}
         </div>
       </div>
-      <StaleBanner stale={v.stale} />
+      {status.banners}
       <Panel
         title="Timeline"
         right={v.source?.prometheus ? <HistorySourceBadge source={v.source} /> : v.backend.backend === "memory" ? <HistoryBackendBadge backend={v.backend} /> : undefined}

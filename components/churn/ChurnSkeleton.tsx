@@ -1,13 +1,15 @@
 import { Panel, Skeleton } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
+import { SkeletonNote } from "@/components/ui/ViewState";
 
 /** Shaped like the page: head, timeline beside the series, two lists, the events table. */
-export function ChurnSkeleton({ embed = false }: { embed?: boolean }) {
+export function ChurnSkeleton({ embed = false, note }: { embed?: boolean; note?: string | null }) {
   if (embed) {
     return (
       <div className={styles.embed} aria-busy="true">
         <div className="page-head">
           <strong className={styles.embedTitle}>Churn</strong>
+          <SkeletonNote note={note} />
         </div>
         <Panel title="Timeline" aria-busy>
           <Skeleton height={100} />
@@ -22,6 +24,7 @@ export function ChurnSkeleton({ embed = false }: { embed?: boolean }) {
       <div className="page-head">
         <h1>Churn</h1>
         <p>readiness transitions and target reassignments</p>
+        <SkeletonNote note={note} />
       </div>
       <div className={styles.stack}>
         <div className={styles.top}>

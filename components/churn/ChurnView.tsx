@@ -7,13 +7,12 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES, type Role } from "@/lib/model";
 import type { ChurnView as ChurnData } from "@/lib/views/churn";
-import { byRole, localOnlyNote, spansDays } from "@/lib/views/churn-view";
+import { byRole, localOnlyNote } from "@/lib/views/churn-view";
 import { RANGES, rangeKeys, widerRange } from "@/lib/views/churn-ranges";
 import { seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
 import { churnParams, useChurn } from "@/components/data/churn-queries";
-import { DataAge } from "@/components/ui/DataAge";
-import { ErrorState, Panel } from "@/components/ui/Panel";
-import { StaleBanner } from "@/components/ui/StaleBanner";
+import { Panel } from "@/components/ui/Panel";
+import { ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import { ChurnEmbed } from "./ChurnEmbed";
 import { ChurnSkeleton } from "./ChurnSkeleton";
 import { EventsList } from "./EventsList";
@@ -27,7 +26,7 @@ import { TimelineChart } from "./TimelineChart";
 import { TimelineEmpty } from "./TimelineEmpty";
 import { useChurnUrl } from "./useChurnUrl";
 import styles from "./churn.module.css";
-import { RefreshBanner } from "@/components/ui/RefreshBanner";
+import { formatCount, spansDays } from "@/lib/format";
 
 /** Roles the cluster has, from the series (every poll records each role) and the timeline. */
 function rolesOf(v: ChurnData): Role[] {
@@ -39,22 +38,22 @@ function rolesOf(v: ChurnData): Role[] {
 export function ChurnView({ embed = false }: { embed?: boolean }) {
   const url = useChurnUrl();
   const q = useChurn(churnParams(url.request));
+  const back =
+    url.request.kind === "custom" ? (
+      <button type="button" className="btn" onClick={() => url.setRange("1h")}>
+        Back to the last hour
+      </button>
+    ) : null;
+  return (
+    <ViewState query={q} api="GET /api/v1/churn" skeleton={(note) => <ChurnSkeleton embed={embed} note={note} />} errorAction={back}>
+      {(v, status) => <ChurnBody v={v} status={status} url={url} embed={embed} />}
+    </ViewState>
+  );
+}
+
+function ChurnBody({ v, status, url, embed }: { v: ChurnData; status: ViewStatus; url: ReturnType<typeof useChurnUrl>; embed: boolean }) {
   const pathname = usePathname();
   const search = useSearchParams();
-  if (q.isPending) return <ChurnSkeleton embed={embed} />;
-  if (q.isError && !q.data) {
-    return (
-      <div>
-        <ErrorState message={`Churn history (GET /api/v1/churn): ${q.error.message}`} />
-        {url.request.kind === "custom" ? (
-          <button type="button" className="btn" onClick={() => url.setRange("1h")}>
-            Back to the last hour
-          </button>
-        ) : null}
-      </div>
-    );
-  }
-  const v = q.data!;
 
   const keep = new URLSearchParams();
   for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
@@ -84,10 +83,10 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
   const picker = (
     <RangePicker request={url.request} shown={{ from: v.from, to: v.to }} onPreset={url.setRange} onCustom={url.setCustom} keys={rangeKeys(prometheus)} compact={embed} />
   );
-  const updating = <span className={styles.updating} aria-live="polite">{q.isPlaceholderData ? "updating…" : ""}</span>;
+  const updating = <span className={styles.updating} aria-live="polite">{status.updating ? "updating…" : ""}</span>;
 
   if (embed) {
-    return <ChurnEmbed v={v} rows={rows} roles={roles} multiDay={multiDay} empty={empty} flapping={flapping.shown} picker={picker} nodeHref={nodeHref} />;
+    return <ChurnEmbed v={v} status={status} rows={rows} roles={roles} multiDay={multiDay} empty={empty} flapping={flapping.shown} picker={picker} nodeHref={nodeHref} />;
   }
 
   const events = byRole(v.events, role);
@@ -112,13 +111,12 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           {picker}
           <HistorySourceBadge source={v.source} />
           <HistoryBackendBadge backend={v.backend} />
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
+          {status.age}
         </div>
       </div>
       <HistorySourceBanner source={v.source} />
       <HistoryBackendBanner backend={v.backend} />
-      <StaleBanner stale={v.stale} />
-      <RefreshBanner api="GET /api/v1/churn" error={q.isError ? q.error : null} at={v.at} />
+      {status.banners}
       <div className={styles.stack}>
         <div className={styles.top}>
           <Panel title="Timeline">
@@ -132,13 +130,13 @@ export function ChurnView({ embed = false }: { embed?: boolean }) {
           <Panel title="Flapping collectors" right={<span className="age">readiness flips in range</span>}>
             <FlappingTable flappers={flapping.shown} hidden={flapping.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
-          <Panel title="Reassignment hot spots" right={withNote(`${v.reassignments.total.toLocaleString("en-US")} targets moved`)}>
+          <Panel title="Reassignment hot spots" right={withNote(`${formatCount(v.reassignments.total)} targets moved`)}>
             <HotSpots totals={v.reassignments} role={role} showRole={showRole} phrase={phrase} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
           </Panel>
         </div>
         <Panel
           title="Latest readiness events"
-          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${v.eventsInRange.toLocaleString("en-US")} in range` : `${v.eventsInRange} in range`)}
+          right={withNote(v.eventsInRange > v.events.length ? `latest ${v.events.length} of ${formatCount(v.eventsInRange)} in range` : `${v.eventsInRange} in range`)}
         >
           <EventsList events={events.shown} hidden={events.hidden} role={role} showRole={showRole} phrase={phrase} multiDay={multiDay} nodeHref={nodeHref} onShowAllRoles={() => url.setRole(null)} />
         </Panel>

@@ -1,5 +1,6 @@
 import type { ChurnView } from "@/lib/views/churn";
-import { sourceLine, utcMinute } from "@/lib/views/churn-view";
+import { sourceLine } from "@/lib/views/churn-view";
+import { utcMinute } from "@/lib/format";
 
 /**
  * Where the churn history lives. SQLite that failed: a warning with the file and the error (history is lost on restart).

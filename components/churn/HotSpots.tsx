@@ -4,7 +4,8 @@ import type { Role } from "@/lib/model";
 import { middleEllipsis } from "@/lib/views/churn-view";
 import { EmptyState } from "@/components/ui/Panel";
 import styles from "./churn.module.css";
-import { ShowAllRoles } from "./ShowAllRoles";
+import { FilteredOut, ListState } from "@/components/ui/ViewState";
+import { cssPercent, formatCount } from "@/lib/format";
 
 const TOP = 8;
 
@@ -45,9 +46,9 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
               ) : (
                 <span className={`${styles.hotName} ${styles.muted}`}>no node</span>
               )}
-              <span className={styles.count}>{n.count.toLocaleString("en-US")}</span>
+              <span className={styles.count}>{formatCount(n.count)}</span>
               <span className={styles.track} aria-hidden="true">
-                <span style={{ width: `${(n.count / maxNode) * 100}%` }} />
+                <span style={{ width: cssPercent(n.count, maxNode) }} />
               </span>
             </li>
           ))}
@@ -55,7 +56,12 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
       </section>
       <section aria-label="Reassignments by collector pair">
         <h3>Collector → collector</h3>
-        {shownPairs.length ? (
+        <ListState
+          empty={false}
+          filteredOut={!shownPairs.length}
+          emptyState={null}
+          filteredState={<FilteredOut title={`No ${role} target moved`} hidden={totals.byCollector.length} noun="pair" by="the role filter" clearLabel="Show all roles" onClear={onShowAllRoles} />}
+        >
           <ul className={styles.hotList}>
             {shownPairs.map((p) => (
               <li key={`${p.role}/${p.from}/${p.to}`}>
@@ -68,22 +74,14 @@ export function HotSpots({ totals, role, showRole, phrase, nodeHref, onShowAllRo
                     {middleEllipsis(p.to, 26)}
                   </span>
                 </span>
-                <span className={styles.count}>{p.count.toLocaleString("en-US")}</span>
+                <span className={styles.count}>{formatCount(p.count)}</span>
                 <span className={styles.track} aria-hidden="true">
-                  <span style={{ width: `${(p.count / maxPair) * 100}%` }} />
+                  <span style={{ width: cssPercent(p.count, maxPair) }} />
                 </span>
               </li>
             ))}
           </ul>
-        ) : (
-          <EmptyState
-            title={`No ${role} target moved`}
-            hint={`${totals.byCollector.length} pair${totals.byCollector.length === 1 ? "" : "s"} of the other role hidden.`}
-            action={
-              <ShowAllRoles onClick={onShowAllRoles} />
-            }
-          />
-        )}
+        </ListState>
       </section>
     </div>
   );

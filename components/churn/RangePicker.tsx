@@ -1,8 +1,8 @@
 "use client";
 import { useId, useState, type FormEvent } from "react";
-import { utcMinute } from "@/lib/views/churn-view";
 import { RANGES, fromInputValue, toInputValue, type ChurnRangeRequest, type RangeKey } from "@/lib/views/churn-ranges";
 import styles from "./churn.module.css";
+import { utcMinute } from "@/lib/format";
 
 interface Props {
   request: ChurnRangeRequest;

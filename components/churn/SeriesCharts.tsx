@@ -1,14 +1,16 @@
 "use client";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Role } from "@/lib/model";
-import { axisTick, compactNumber, utcStamp } from "@/lib/views/churn-view";
 import { isolatedPoints, type SeriesRow } from "@/lib/views/churn-charts";
 import { ChartLegend } from "./ChartLegend";
 import { AXIS_TICK, GRID_STROKE, LOCALITY_STROKE } from "./palette";
 import styles from "./churn.module.css";
+import { axisTick, compactNumber, formatCount, formatPercent, utcStamp } from "@/lib/format";
 
 const LOCALITY_KEY: Record<Role, "locality_pn" | "locality_cs"> = { "per-node": "locality_pn", "cluster-scraper": "locality_cs" };
-const fmt = (v: number | null | undefined, unit = "") => (v === null || v === undefined ? "no data" : `${v.toLocaleString("en-US")}${unit}`);
+const count = (v: number | null | undefined) => formatCount(v, "no data");
+/** the series carry percents (0-100) */
+const locality = (v: number | null | undefined) => (v === null || v === undefined ? "no data" : formatPercent(v / 100));
 
 function PointTooltip({ active, payload, roles, multiDay, kind }: { active?: boolean; payload?: readonly { payload?: SeriesRow }[]; roles: Role[]; multiDay: boolean; kind: "locality" | "lost" }) {
   const row = payload?.[0]?.payload;
@@ -19,13 +21,13 @@ function PointTooltip({ active, payload, roles, multiDay, kind }: { active?: boo
       {kind === "locality" ? (
         roles.map((r) => (
           <span key={r}>
-            {r} locality: {fmt(row[LOCALITY_KEY[r]], " %")}
+            {r} locality: {locality(row[LOCALITY_KEY[r]])}
           </span>
         ))
       ) : (
         <>
-          <span>ghosts (worst): {fmt(row.ghosts)}</span>
-          <span>unassigned (worst): {fmt(row.unassigned)}</span>
+          <span>ghosts (worst): {count(row.ghosts)}</span>
+          <span>unassigned (worst): {count(row.unassigned)}</span>
         </>
       )}
     </div>
@@ -70,11 +72,11 @@ export function SeriesCharts({ rows, roles, multiDay, height = 130 }: Props) {
           <strong>Locality ratio</strong>
           <ChartLegend items={roles.map((r) => ({ key: r, label: r, color: LOCALITY_STROKE[r], line: true }))} />
         </div>
-        <div role="img" aria-label={`Locality ratio per role over the range; latest ${roles.map((r) => `${r} ${fmt(last?.[LOCALITY_KEY[r]], " %")}`).join(", ") || "no data"}`}>
+        <div role="img" aria-label={`Locality ratio per role over the range; latest ${roles.map((r) => `${r} ${locality(last?.[LOCALITY_KEY[r]])}`).join(", ") || "no data"}`}>
           <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
             {axis}
-            <YAxis domain={[(min: number) => localityFloor(min), 100]} tickFormatter={(v: number) => `${v}%`} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
+            <YAxis domain={[(min: number) => localityFloor(min), 100]} tickFormatter={(v: number) => formatPercent(v / 100, 0)} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
             <Tooltip content={<PointTooltip roles={roles} multiDay={multiDay} kind="locality" />} isAnimationActive={false} />
             {roles.map((r) => (
               <Line key={r} dataKey={LOCALITY_KEY[r]} stroke={LOCALITY_STROKE[r]} strokeWidth={2} dot={lonelyDot(rows, LOCALITY_KEY[r], LOCALITY_STROKE[r])} type="monotone" isAnimationActive={false} connectNulls={false} />
@@ -92,7 +94,7 @@ export function SeriesCharts({ rows, roles, multiDay, height = 130 }: Props) {
             ]}
           />
         </div>
-        <div role="img" aria-label={`Ghost and unassigned targets over the range; latest ${fmt(last?.ghosts)} ghosts, ${fmt(last?.unassigned)} unassigned`}>
+        <div role="img" aria-label={`Ghost and unassigned targets over the range; latest ${count(last?.ghosts)} ghosts, ${count(last?.unassigned)} unassigned`}>
           <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
             {axis}

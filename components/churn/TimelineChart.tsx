@@ -2,11 +2,11 @@
 import type { ReactNode } from "react";
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import type { Role } from "@/lib/model";
-import { axisTick, compactNumber, utcStamp, utcTime } from "@/lib/views/churn-view";
 import { timelineTotals, type TimelineRow } from "@/lib/views/churn-charts";
 import { ChartLegend } from "./ChartLegend";
 import { AXIS_TICK, GRID_STROKE, MOVES_FILL, READY_FILL } from "./palette";
 import styles from "./churn.module.css";
+import { axisTick, compactNumber, formatCount, utcStamp, utcTime } from "@/lib/format";
 
 type Metric = "ready" | "moves";
 const KEY: Record<Metric, Record<Role, keyof TimelineRow>> = {
@@ -28,7 +28,7 @@ function BucketTooltip({ active, payload, metric, roles, multiDay }: { active?: 
         const n = row[KEY[metric][r]] as number;
         return (
           <span key={r}>
-            {r}: {n.toLocaleString("en-US")} {NOUN[metric][n === 1 ? 0 : 1]}
+            {r}: {formatCount(n)} {NOUN[metric][n === 1 ? 0 : 1]}
           </span>
         );
       })}
@@ -54,7 +54,7 @@ export function TimelineChart({ rows, roles, multiDay, height = 130, empty }: Pr
     <div className={styles.chartBlock}>
       <div className={styles.chartHead}>
         <strong>{title}</strong>
-        <span className={styles.chartTotal}>{total.toLocaleString("en-US")} in range</span>
+        <span className={styles.chartTotal}>{formatCount(total)} in range</span>
         <ChartLegend items={roles.map((r) => ({ key: r, label: r, color: FILL[metric][r] }))} />
       </div>
       <div role="img" aria-label={`${title} per interval: ${total} in the range`}>

@@ -2,7 +2,8 @@ import type { Role } from "@/lib/model";
 import { RANGES, type RangeKey } from "@/lib/views/churn-ranges";
 import type { TimelineTotals } from "@/lib/views/churn-charts";
 import { EmptyState } from "@/components/ui/Panel";
-import { ShowAllRoles } from "./ShowAllRoles";
+import { FilteredOut } from "@/components/ui/ViewState";
+import { plural } from "@/lib/format";
 
 interface Props {
   phrase: string;
@@ -20,12 +21,11 @@ interface Props {
 export function TimelineEmpty({ phrase, role, hidden, wider, custom, onRange, onShowAllRoles }: Props) {
   if (role && hidden.readiness + hidden.reassignments > 0) {
     return (
-      <EmptyState
+      <FilteredOut
         title={`No ${role} readiness changes or reassignments in ${phrase}`}
-        hint={`${hidden.readiness.toLocaleString("en-US")} readiness transitions and ${hidden.reassignments.toLocaleString("en-US")} reassignments of the other role hidden.`}
-        action={
-          <ShowAllRoles onClick={onShowAllRoles} />
-        }
+        hint={`${plural(hidden.readiness, "readiness transition")} and ${plural(hidden.reassignments, "reassignment")} hidden by the role filter.`}
+        clearLabel="Show all roles"
+        onClear={onShowAllRoles}
       />
     );
   }

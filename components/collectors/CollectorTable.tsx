@@ -5,12 +5,12 @@ import type { CollectorRow } from "@/lib/analysis/types";
 import { ELIGIBILITY_LABEL, eligibilityOf, type CollectorSortKey, type SortDir } from "@/lib/views/collectors-view";
 import { ELIGIBILITY_FILL } from "./palette";
 import s from "./collectors.module.css";
+import { formatCount, formatPercent } from "@/lib/format";
 
 const ROW_HEIGHT = 33;
 const SORT_MARK = { ascending: "▲", descending: "▼", none: "" } as const;
 const yes = (b: boolean) => (b ? "yes" : "no");
 /** 12.3% above 1%, two significant digits below (0.02% for one collector in 5,000) */
-const sharePct = (x: number) => (x === 0 ? "0%" : x >= 0.01 ? `${(x * 100).toFixed(1)}%` : `${(x * 100).toPrecision(2)}%`);
 
 interface Column {
   key: string;
@@ -60,8 +60,8 @@ function Row({ r }: { r: CollectorRow }) {
       <td>{r.phase ?? "—"}</td>
       <td className={r.ready ? undefined : s.bad}>{yes(r.ready)}</td>
       <td className={`num ${r.restarts >= 3 ? s.bad : ""}`}>{r.restarts}</td>
-      <td className="num">{r.targets.toLocaleString("en-US")}</td>
-      <td className="num">{sharePct(r.share)}</td>
+      <td className="num">{formatCount(r.targets)}</td>
+      <td className="num">{formatPercent(r.share)}</td>
       <td className={r.inTa ? undefined : s.warn}>{yes(r.inTa)}</td>
       <td className={r.inKubernetes ? undefined : s.bad}>{yes(r.inKubernetes)}</td>
     </tr>

@@ -1,6 +1,7 @@
 import type { CollectorRow } from "@/lib/analysis/types";
 import { ELIGIBILITY_LABEL, eligibilityOf } from "@/lib/views/collectors-view";
 import s from "./collectors.module.css";
+import { formatCount, formatPercent } from "@/lib/format";
 
 interface TooltipProps {
   active?: boolean;
@@ -17,7 +18,7 @@ export function CollectorTooltip({ active, payload }: TooltipProps) {
       <strong>{row.id}</strong>
       <span>{row.node ?? "no node"}</span>
       <span>
-        {row.targets.toLocaleString("en-US")} targets · {(row.share * 100).toFixed(1)}%
+        {formatCount(row.targets)} targets · {formatPercent(row.share)}
       </span>
       <span>
         {ELIGIBILITY_LABEL[e]}

@@ -1,25 +1,30 @@
 "use client";
+import type { CollectorsView as CollectorsData } from "@/lib/views/collectors";
 import { useCollectors } from "@/components/data/queries";
-import { DataAge } from "@/components/ui/DataAge";
-import { StaleBanner } from "@/components/ui/StaleBanner";
-import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
-import { RefreshBanner } from "@/components/ui/RefreshBanner";
+import { EmptyState, Panel } from "@/components/ui/Panel";
+import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import { collectorSources, filterCollectors, sortCollectors } from "@/lib/views/collectors-view";
 import { CollectorTable } from "./CollectorTable";
 import { CollectorsSkeleton } from "./CollectorsSkeleton";
 import { RolePanel } from "./RolePanel";
 import { useCollectorFilter } from "./useCollectorFilter";
 import s from "./collectors.module.css";
+import { formatCount } from "@/lib/format";
 
-const API = "/api/v1/collectors";
+const API = "GET /api/v1/collectors";
 
 /** Collectors per role: targets per collector, imbalance, where the TA and Kubernetes disagree, and every collector. */
 export function CollectorsView({ embed = false }: { embed?: boolean }) {
   const q = useCollectors();
   const f = useCollectorFilter();
-  if (q.isPending) return <CollectorsSkeleton embed={embed} />;
-  if (q.isError && !q.data) return <ErrorState message={`${API}: ${q.error.message}`} />;
-  const v = q.data!;
+  return (
+    <ViewState query={q} api={API} skeleton={(note) => <CollectorsSkeleton embed={embed} note={note} />} stale={(v) => collectorSources(v.stale)}>
+      {(v, status) => <CollectorsBody v={v} status={status} f={f} embed={embed} />}
+    </ViewState>
+  );
+}
+
+function CollectorsBody({ v, status, f, embed }: { v: CollectorsData; status: ViewStatus; f: ReturnType<typeof useCollectorFilter>; embed: boolean }) {
   const all = v.roles.flatMap((r) => r.collectors);
   const shown = sortCollectors(filterCollectors(all, f.q), f.sort, f.dir);
   const hidden = all.length - shown.length;
@@ -33,12 +38,9 @@ export function CollectorsView({ embed = false }: { embed?: boolean }) {
       <div className="page-head">
         {embed ? <h1 className={s.embedTitle}>Collectors</h1> : <h1>Collectors</h1>}
         {embed ? null : <p>{v.cluster}: how each TA spreads targets over its collector pods, and which pods it gets wrong</p>}
-        <span style={{ marginLeft: "auto" }}>
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
-        </span>
+        <span style={{ marginLeft: "auto" }}>{status.age}</span>
       </div>
-      <RefreshBanner api={API} error={q.isError ? q.error : null} at={v.at} />
-      <StaleBanner stale={collectorSources(v.stale)} />
+      {status.banners}
       <div className={s.stack}>
         {v.roles.length === 0 ? (
           <Panel title="Collectors">
@@ -50,7 +52,7 @@ export function CollectorsView({ embed = false }: { embed?: boolean }) {
         ))}
         {embed ? null : (
           <div id="all-collectors" className={s.anchor}>
-            <Panel title="All collectors" right={<span className="age">{hidden > 0 ? `${shown.length.toLocaleString("en-US")} of ${all.length.toLocaleString("en-US")}` : all.length.toLocaleString("en-US")} collectors</span>}>
+            <Panel title="All collectors" right={<span className="age">{hidden > 0 ? `${formatCount(shown.length)} of ${formatCount(all.length)}` : formatCount(all.length)} collectors</span>}>
               <div className={s.toolbar}>
                 <label>
                   <span className="sr-only">Filter collectors</span>
@@ -60,28 +62,18 @@ export function CollectorsView({ embed = false }: { embed?: boolean }) {
                   Clear filter
                 </button>
               </div>
-              <TableBody total={all.length} shown={shown} hidden={hidden} f={f} />
+              <ListState
+                empty={all.length === 0}
+                filteredOut={shown.length === 0}
+                emptyState={<EmptyState title="No collectors" hint="No agent pod matches the selectors, and no TA lists a collector." />}
+                filteredState={<FilteredOut title={`No collector matches “${f.q}”`} hidden={hidden} noun="collector" by="the filter" clearLabel="Clear filter" onClear={() => f.setQ("")} />}
+              >
+                <CollectorTable rows={shown} sort={f.sort} dir={f.dir} onSort={f.sortBy} />
+              </ListState>
             </Panel>
           </div>
         )}
       </div>
     </div>
   );
-}
-
-function TableBody({ total, shown, hidden, f }: { total: number; shown: ReturnType<typeof sortCollectors>; hidden: number; f: ReturnType<typeof useCollectorFilter> }) {
-  if (total === 0) return <EmptyState title="No collectors" hint="No agent pod matches the selectors, and no TA lists a collector." />;
-  if (shown.length === 0) {
-    return (
-      <EmptyState
-        title={`No collector matches “${f.q}” (${hidden.toLocaleString("en-US")} hidden)`}
-        action={
-          <button type="button" className="btn" onClick={() => f.setQ("")}>
-            Clear filter
-          </button>
-        }
-      />
-    );
-  }
-  return <CollectorTable rows={shown} sort={f.sort} dir={f.dir} onSort={f.sortBy} />;
 }

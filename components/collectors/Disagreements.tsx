@@ -1,6 +1,7 @@
 import type { CollectorRow } from "@/lib/analysis/types";
 import type { CollectorsView } from "@/lib/views/collectors";
 import s from "./collectors.module.css";
+import { formatCount } from "@/lib/format";
 
 type RoleView = CollectorsView["roles"][number];
 const SHOWN = 6;
@@ -50,7 +51,7 @@ function groups(role: RoleView): Group[] {
 export function Disagreements({ role, onShow, compact }: { role: RoleView; onShow?: (q: string) => void; compact?: boolean }) {
   const gs = groups(role);
   if (!gs.length) {
-    return <p className={s.agree}>The TA and Kubernetes agree on all {role.collectors.length.toLocaleString("en-US")} collectors.</p>;
+    return <p className={s.agree}>The TA and Kubernetes agree on all {formatCount(role.collectors.length)} collectors.</p>;
   }
   return (
     <div className={s.disagreements}>

@@ -3,6 +3,7 @@ import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { ELIGIBILITIES, ELIGIBILITY_LABEL, type HistogramBin } from "@/lib/views/collectors-view";
 import { AXIS_TICK, ELIGIBILITY_FILL, GRID_STROKE } from "./palette";
 import s from "./collectors.module.css";
+import { formatCount } from "@/lib/format";
 
 function BinTooltip({ active, payload }: { active?: boolean; payload?: readonly { payload?: HistogramBin }[] }) {
   const b = payload?.[0]?.payload;
@@ -10,11 +11,11 @@ function BinTooltip({ active, payload }: { active?: boolean; payload?: readonly 
   return (
     <div className={s.tooltip}>
       <strong>
-        {b.label} targets: {b.total.toLocaleString("en-US")} collector{b.total === 1 ? "" : "s"}
+        {b.label} targets: {formatCount(b.total)} collector{b.total === 1 ? "" : "s"}
       </strong>
       {ELIGIBILITIES.filter((e) => b[e]).map((e) => (
         <span key={e}>
-          {ELIGIBILITY_LABEL[e]}: {b[e].toLocaleString("en-US")}
+          {ELIGIBILITY_LABEL[e]}: {formatCount(b[e])}
         </span>
       ))}
     </div>

@@ -1,9 +1,10 @@
 import type { CollectorsView } from "@/lib/views/collectors";
 import { eligibleStats, imbalanceVerdict } from "@/lib/views/collectors-view";
 import s from "./collectors.module.css";
+import { formatDecimal } from "@/lib/format";
 
 type RoleView = CollectorsView["roles"][number];
-const fixed = (v: number | null, d = 2) => (v === null ? "n/a" : v.toFixed(d));
+const fixed = (v: number | null, d = 2) => formatDecimal(v, d);
 
 /** max/mean and CV of targets over eligible collectors, with what good looks like for the strategy. */
 export function ImbalanceStats({ role, compact }: { role: RoleView; compact?: boolean }) {

@@ -1,12 +1,13 @@
 import type { CollectorsView } from "@/lib/views/collectors";
 import { MANY_COLLECTORS, countByEligibility, eligibleStats } from "@/lib/views/collectors-view";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
 import { Disagreements } from "./Disagreements";
 import { Distribution } from "./Distribution";
 import { EligibilityLegend } from "./EligibilityLegend";
 import { ImbalanceStats } from "./ImbalanceStats";
 import { TargetsBarChart } from "./TargetsBarChart";
 import s from "./collectors.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 type RoleView = CollectorsView["roles"][number];
 /** Up to this many collectors, horizontal bars with full names read better than a few lonely columns. */
@@ -18,11 +19,11 @@ function chartHeight(n: number, compact?: boolean): number {
 }
 
 /** One role: targets per collector (bars, or a distribution when there are many), imbalance, and TA/Kubernetes disagreements. */
-export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
+function RolePanelInner({ role, compact, onShow }: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
   const counts = countByEligibility(role.collectors);
   const stats = eligibleStats(role.collectors);
   const many = role.collectors.length > MANY_COLLECTORS;
-  const title = role.role === "per-node" ? "Per-node agent" : "Cluster-scraper agent";
+  const title = ROLE_TITLE[role.role];
   return (
     <Panel
       title={title}
@@ -30,7 +31,7 @@ export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?:
         <span className={s.headBadges}>
           {role.strategy ? <span className="badge muted">{role.strategy}</span> : <span className="badge warn">strategy unknown</span>}
           <span className="age">
-            {counts.eligible.toLocaleString("en-US")} of {role.collectors.length.toLocaleString("en-US")} eligible in TA
+            {formatCount(counts.eligible)} of {formatCount(role.collectors.length)} eligible in TA
           </span>
         </span>
       }
@@ -41,7 +42,7 @@ export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?:
         <>
           <div className={compact ? s.roleBodyCompact : s.roleBody}>
             <div className={s.chartArea}>
-              <h3 className={compact ? "sr-only" : s.chartTitle}>{many ? `Targets per collector: distribution over ${role.collectors.length.toLocaleString("en-US")} collectors` : "Targets per collector"}</h3>
+              <h3 className={compact ? "sr-only" : s.chartTitle}>{many ? `Targets per collector: distribution over ${formatCount(role.collectors.length)} collectors` : "Targets per collector"}</h3>
               {many ? (
                 <Distribution rows={role.collectors} mean={stats.mean} compact={compact} />
               ) : (
@@ -55,5 +56,14 @@ export function RolePanel({ role, compact, onShow }: { role: RoleView; compact?:
         </>
       )}
     </Panel>
+  );
+}
+
+/** RolePanel inside its own boundary: a failure while computing it fails this panel only. */
+export function RolePanel(props: { role: RoleView; compact?: boolean; onShow?: (q: string) => void }) {
+  return (
+    <PanelGuard title={ROLE_TITLE[props.role.role]}>
+      <RolePanelInner {...props} />
+    </PanelGuard>
   );
 }

@@ -4,6 +4,7 @@ import type { CollectorRow } from "@/lib/analysis/types";
 import { chartSummary, eligibilityOf, shortIds } from "@/lib/views/collectors-view";
 import { CollectorTooltip } from "./CollectorTooltip";
 import { AXIS_TICK, ELIGIBILITY_FILL, GRID_STROKE } from "./palette";
+import { formatDecimal } from "@/lib/format";
 
 interface Props {
   /** sorted by targets, descending */
@@ -20,7 +21,7 @@ export function TargetsBarChart({ rows, mean, height = 200, horizontal = false, 
   const short = shortIds(rows.map((r) => r.id));
   const data = rows.map((r) => ({ key: `${r.role}/${r.id}`, name: short.get(r.id) ?? r.id, targets: r.targets, row: r }));
   const showTicks = horizontal || rows.length <= 24;
-  const summary = `${label ? `${label}. ` : ""}${chartSummary(rows)}${mean !== null ? ` Mean over eligible collectors: ${mean.toFixed(1)}.` : ""}`;
+  const summary = `${label ? `${label}. ` : ""}${chartSummary(rows)}${mean !== null ? ` Mean over eligible collectors: ${formatDecimal(mean, 1)}.` : ""}`;
   const category = (
     <XAxis
       dataKey="name"
@@ -58,7 +59,7 @@ export function TargetsBarChart({ rows, mean, height = 200, horizontal = false, 
             stroke="var(--muted)"
             strokeDasharray="4 3"
             ifOverflow="extendDomain"
-            label={{ value: `mean ${mean.toFixed(1)}`, position: horizontal ? "top" : "insideTopRight", fill: "var(--muted)", fontSize: 11 }}
+            label={{ value: `mean ${formatDecimal(mean, 1)}`, position: horizontal ? "top" : "insideTopRight", fill: "var(--muted)", fontSize: 11 }}
           />
         ) : null}
         <Bar dataKey="targets" isAnimationActive={false} maxBarSize={horizontal ? 14 : 44} radius={horizontal ? [0, 2, 2, 0] : [2, 2, 0, 0]}>

@@ -6,9 +6,9 @@
 import { useSearchParams } from "next/navigation";
 import { allPass, countsSentence, filterChecks, statusPhrase } from "@/lib/views/diagnostics-view";
 import { useDiagnostics } from "@/components/data/churn-queries";
-import { DataAge } from "@/components/ui/DataAge";
-import { EmptyState, ErrorState } from "@/components/ui/Panel";
-import { StaleBanner } from "@/components/ui/StaleBanner";
+import type { DiagnosticsView as DiagnosticsData } from "@/lib/views/diagnostics";
+import { EmptyState } from "@/components/ui/Panel";
+import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import { CheckItem } from "./CheckItem";
 import { DiagnosticsEmbedList } from "./DiagnosticsEmbed";
 import { DiagnosticsSkeleton } from "./DiagnosticsSkeleton";
@@ -16,44 +16,42 @@ import { StatusFilter } from "./StatusFilter";
 import { StatusGlyph } from "./StatusIcon";
 import { useStatusFilter } from "./useStatusFilter";
 import styles from "./diagnostics.module.css";
-import { RefreshBanner } from "@/components/ui/RefreshBanner";
 
 export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
   const q = useDiagnostics();
+  return (
+    <ViewState query={q} api="GET /api/v1/diagnostics" skeleton={(note) => <DiagnosticsSkeleton embed={embed} note={note} />}>
+      {(v, status) => <DiagnosticsBody v={v} status={status} embed={embed} />}
+    </ViewState>
+  );
+}
+
+function DiagnosticsBody({ v, status, embed }: { v: DiagnosticsData; status: ViewStatus; embed: boolean }) {
   const filter = useStatusFilter();
   const search = useSearchParams();
-  if (q.isPending) return <DiagnosticsSkeleton embed={embed} />;
-  if (q.isError && !q.data) return <ErrorState message={`Diagnostics (GET /api/v1/diagnostics): ${q.error.message}`} />;
-  const v = q.data!;
   const keep = new URLSearchParams();
   for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
   const { shown, hidden } = filterChecks(v.checks, filter.statuses);
   const good = allPass(v.counts);
 
-  let list;
-  if (!v.checks.length) list = <EmptyState title="No checks yet" hint="The first poll of this cluster has not finished." />;
-  else if (!shown.length) {
-    list = (
-      <EmptyState
-        title={`No ${statusPhrase(filter.statuses)} checks`}
-        hint={`${hidden} check${hidden === 1 ? "" : "s"} hidden by the status filter.`}
-        action={
-          <button type="button" className="btn" onClick={filter.clear}>
-            Show all checks
-          </button>
-        }
-      />
-    );
-  } else if (embed) list = <DiagnosticsEmbedList checks={shown} />;
-  else {
-    list = (
-      <ul className={styles.list} aria-label="Checks">
-        {shown.map((c) => (
-          <CheckItem key={c.id} check={c} keep={keep} />
-        ))}
-      </ul>
-    );
-  }
+  const list = (
+    <ListState
+      empty={!v.checks.length}
+      filteredOut={!shown.length}
+      emptyState={<EmptyState title="No checks yet" hint="The first poll of this cluster has not finished." />}
+      filteredState={<FilteredOut title={`No ${statusPhrase(filter.statuses)} checks`} hidden={hidden} noun="check" by="the status filter" clearLabel="Show all checks" onClear={filter.clear} />}
+    >
+      {embed ? (
+        <DiagnosticsEmbedList checks={shown} />
+      ) : (
+        <ul className={styles.list} aria-label="Checks">
+          {shown.map((c) => (
+            <CheckItem key={c.id} check={c} keep={keep} />
+          ))}
+        </ul>
+      )}
+    </ListState>
+  );
 
   return (
     <div className={embed ? styles.embed : undefined}>
@@ -70,12 +68,9 @@ export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
             All {v.counts.pass} checks pass
           </span>
         ) : null}
-        <span style={{ marginLeft: "auto" }}>
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
-        </span>
+        <span style={{ marginLeft: "auto" }}>{status.age}</span>
       </div>
-      <StaleBanner stale={v.stale} />
-      <RefreshBanner api="GET /api/v1/diagnostics" error={q.isError ? q.error : null} at={v.at} />
+      {status.banners}
       <div className={styles.bar}>
         <StatusFilter counts={v.counts} selected={filter.statuses} onToggle={filter.toggle} onClear={filter.clear} compact={embed} />
         <span className="sr-only" aria-live="polite">

@@ -3,6 +3,7 @@ import { Fragment, useState } from "react";
 import type { GhostGroup } from "@/lib/views/lost";
 import { GhostTargets } from "@/components/lost/GhostTargets";
 import styles from "./lost.module.css";
+import { formatCount } from "@/lib/format";
 
 const groupKey = (g: GhostGroup) => `${g.role}\u0000${g.collector}`;
 
@@ -68,7 +69,7 @@ export function GhostGroups({ groups, showRole, targetsHref }: { groups: GhostGr
                   {g.reason}
                   {g.restarts ? <span className={styles.muted}> · {g.restarts} restart{g.restarts === 1 ? "" : "s"}</span> : null}
                 </td>
-                <td className={`${styles.num} ${styles.count}`}>{g.targets.toLocaleString("en-US")}</td>
+                <td className={`${styles.num} ${styles.count}`}>{formatCount(g.targets)}</td>
               </tr>
               {isOpen ? (
                 <tr className={styles.detail} id={detailId}>

@@ -2,17 +2,32 @@
 import Link from "next/link";
 import type { GhostGroup } from "@/lib/views/lost";
 import { keyedRows } from "@/lib/views/target-window";
-import { useTargets } from "@/components/data/queries";
+import { useTargets, type TargetsView } from "@/components/data/queries";
+import { ViewState } from "@/components/ui/ViewState";
 import { Skeleton } from "@/components/ui/Panel";
 import styles from "./lost.module.css";
+import { formatCount } from "@/lib/format";
 
 export const DETAIL_LIMIT = 50;
 
 /** The targets one not-eligible collector still holds (first DETAIL_LIMIT), with a link to all of them in Targets. */
 export function GhostTargets({ group, targetsHref }: { group: GhostGroup; targetsHref: string }) {
   const q = useTargets({ role: group.role, class: "ghost", collector: group.collector, limit: DETAIL_LIMIT });
-  if (q.isError && !q.data) return <p className={styles.muted}>Could not load the targets (GET /api/v1/targets): {q.error.message}</p>;
-  const rows = q.data?.rows;
+  return (
+    <ViewState
+      query={q}
+      api="GET /api/v1/targets"
+      skeleton={<GhostTargetList group={group} targetsHref={targetsHref} data={undefined} />}
+      failed={(e) => <p className={styles.muted}>Could not load the targets (GET /api/v1/targets): {e.message}</p>}
+    >
+      {(d) => <GhostTargetList group={group} targetsHref={targetsHref} data={d} />}
+    </ViewState>
+  );
+}
+
+/** The list, with loading rows until `data` arrives (same size, so the expanded row does not jump). */
+function GhostTargetList({ group, targetsHref, data }: { group: GhostGroup; targetsHref: string; data: TargetsView | undefined }) {
+  const rows = data?.rows;
   return (
     <>
       <div className={styles.detailList}>
@@ -52,7 +67,7 @@ export function GhostTargets({ group, targetsHref }: { group: GhostGroup; target
       </div>
       <div className={styles.detailFoot}>
         <span>
-          {rows && q.data!.matched > rows.length ? `First ${rows.length} of ${q.data!.matched.toLocaleString("en-US")}` : `${group.targets.toLocaleString("en-US")} targets`} in{" "}
+          {rows && data!.matched > rows.length ? `First ${rows.length} of ${formatCount(data!.matched)}` : `${formatCount(group.targets)} targets`} in{" "}
           {group.jobs} job{group.jobs === 1 ? "" : "s"}
           {group.targetNodes ? `, on ${group.targetNodes} node${group.targetNodes === 1 ? "" : "s"}` : ""}
         </span>

@@ -1,19 +1,21 @@
 import { Panel, Skeleton } from "@/components/ui/Panel";
 import styles from "./lost.module.css";
+import { ROLE_TITLE } from "@/lib/format";
+import { ROLES } from "@/lib/model";
 
 /** Shaped like the view: two role cards of two gauges, the explanation, the grouped list. */
-export function LostSkeleton({ embed }: { embed: boolean }) {
+export function LostSkeleton({ embed, note }: { embed: boolean; note?: string | null }) {
   return (
     <div className={embed ? styles.embed : undefined} aria-busy="true">
       <div className="page-head" style={embed ? { marginBottom: 8 } : undefined}>
         {embed ? <strong>Unassigned and lost</strong> : <h1>Unassigned and lost</h1>}
         <span className="age" style={{ marginLeft: "auto" }}>
-          loading…
+          {note ?? "loading…"}
         </span>
       </div>
       <div className={styles.cards}>
-        {(["Per-node agent", "Cluster-scraper agent"] as const).map((t) => (
-          <Panel key={t} title={t}>
+        {ROLES.map((r) => (
+          <Panel key={r} title={ROLE_TITLE[r]}>
             <div className={styles.gauges}>
               <Skeleton height={embed ? 62 : 78} />
               <Skeleton height={embed ? 62 : 78} />

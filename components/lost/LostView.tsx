@@ -7,27 +7,33 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { parseAsStringLiteral, useQueryState } from "nuqs";
 import { ROLES } from "@/lib/model";
 import { lostListState, type GhostGroup } from "@/lib/views/lost";
-import { useLost } from "@/components/data/lost-queries";
+import { useLost } from "@/components/data/queries";
 import { GhostGroups } from "@/components/lost/GhostGroups";
-import { LostGauges, ROLE_TITLE } from "@/components/lost/LostGauges";
+import { LostGauges } from "@/components/lost/LostGauges";
 import { LostSkeleton } from "@/components/lost/LostSkeleton";
 import { serializeTargetFilters } from "@/components/targets/useTargetFilters";
-import { DataAge } from "@/components/ui/DataAge";
-import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
-import { StaleBanner } from "@/components/ui/StaleBanner";
+import type { LostView as LostData } from "@/lib/views/lost";
+import { EmptyState, Panel } from "@/components/ui/Panel";
+import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import styles from "./lost.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 export const GHOST_SENTENCE =
   "These targets still carry a collector name, so the TA counts them as assigned: nothing scrapes them and its unassigned gauge stays at 0.";
 
 export function LostView({ embed = false }: { embed?: boolean }) {
   const q = useLost();
+  return (
+    <ViewState query={q} api="GET /api/v1/lost" skeleton={(note) => <LostSkeleton embed={embed} note={note} />}>
+      {(v, status) => <LostBody v={v} status={status} embed={embed} />}
+    </ViewState>
+  );
+}
+
+function LostBody({ v, status, embed }: { v: LostData; status: ViewStatus; embed: boolean }) {
   const [role, setRole] = useQueryState("role", parseAsStringLiteral(ROLES));
   const pathname = usePathname();
   const search = useSearchParams();
-  if (q.isPending) return <LostSkeleton embed={embed} />;
-  if (q.isError && !q.data) return <ErrorState message={`Lost targets (GET /api/v1/lost): ${q.error.message}`} />;
-  const v = q.data!;
   const state = lostListState(v, role);
   const anyGhost = v.roles.some((r) => r.groups.length);
 
@@ -48,40 +54,38 @@ export function LostView({ embed = false }: { embed?: boolean }) {
       </div>
     ) : null;
 
-  let list;
-  if (state.kind === "none") list = <EmptyState title="No lost targets: every assigned target sits on an eligible collector." />;
-  else if (state.kind === "unknown")
-    list = (
-      <EmptyState
-        title="Ghost targets unknown"
-        hint={`The ${state.roles.join(" and ")} TA has not answered yet (see the failing source above): its assignments, and so its ghosts, are unknown.`}
-      />
-    );
-  else if (state.kind === "filtered")
-    list = (
-      <EmptyState
-        title={`No ghost targets for the ${ROLE_TITLE[role!].toLowerCase()}`}
-        hint={`${state.hiddenTargets.toLocaleString("en-US")} hidden in the other role.`}
-        action={
-          <button type="button" className="btn" onClick={() => setRole(null)}>
-            Show all roles
-          </button>
-        }
-      />
-    );
-  else list = <GhostGroups groups={state.groups} showRole={!role && v.roles.length > 1} targetsHref={targetsHref} />;
-  const summary = state.kind === "groups" ? `${state.targets.toLocaleString("en-US")} targets on ${state.groups.length} collector${state.groups.length === 1 ? "" : "s"}` : null;
+  const list = (
+    <ListState
+      unknown={
+        state.kind === "unknown" ? (
+          <EmptyState
+            title="Ghost targets unknown"
+            hint={`The ${state.roles.join(" and ")} TA has not answered yet (see the failing source above): its assignments, and so its ghosts, are unknown.`}
+          />
+        ) : null
+      }
+      empty={state.kind === "none"}
+      filteredOut={state.kind === "filtered"}
+      emptyState={<EmptyState title="No lost targets: every assigned target sits on an eligible collector." />}
+      filteredState={
+        state.kind === "filtered" ? (
+          <FilteredOut title={`No ghost targets for the ${ROLE_TITLE[role!].toLowerCase()}`} hidden={state.hiddenTargets} noun="target" by="the role filter" clearLabel="Show all roles" onClear={() => setRole(null)} />
+        ) : null
+      }
+    >
+      {() => (state.kind === "groups" ? <GhostGroups groups={state.groups} showRole={!role && v.roles.length > 1} targetsHref={targetsHref} /> : null)}
+    </ListState>
+  );
+  const summary = state.kind === "groups" ? `${formatCount(state.targets)} targets on ${state.groups.length} collector${state.groups.length === 1 ? "" : "s"}` : null;
 
   return (
     <div className={embed ? styles.embed : undefined}>
       <div className="page-head" style={embed ? { marginBottom: 8 } : undefined}>
         {embed ? <strong>Unassigned and lost</strong> : <h1>Unassigned and lost</h1>}
         {embed ? null : <p>targets no collector scrapes, per Target Allocator</p>}
-        <span style={{ marginLeft: "auto" }}>
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
-        </span>
+        <span style={{ marginLeft: "auto" }}>{status.age}</span>
       </div>
-      <StaleBanner stale={v.stale} />
+      {status.banners}
       <div className={styles.cards}>
         {v.roles.map((r) => (
           <LostGauges key={r.role} r={r} embed={embed} />

@@ -1,8 +1,10 @@
 "use client";
 import type { CrossNodeRow } from "@/lib/views/node-map";
 import { shortName } from "@/lib/views/node-map";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
+import { FilteredOut, ListState } from "@/components/ui/ViewState";
 import styles from "./NodeDetail.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 interface Props {
   rows: CrossNodeRow[];
@@ -22,23 +24,14 @@ function NodeButton({ name, suffix, onNode }: { name: string; suffix: string; on
 }
 
 /** The largest node -> node flows of the per-node agent: targets scraped by a collector on another node. */
-export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }: Props) {
-  let body;
-  if (rows.length === 0 && hidden > 0) {
-    body = (
-      <EmptyState
-        title={`No cross-node flow matches these filters (${hidden} hidden)`}
-        action={
-          <button type="button" className="btn" onClick={onClear}>
-            Clear filters
-          </button>
-        }
-      />
-    );
-  } else if (rows.length === 0) {
-    body = <EmptyState title="Every target is scraped on its own node" hint="No target leaves its node for a collector elsewhere." />;
-  } else {
-    body = (
+function CrossNodeTableInner({ rows, hidden, suffix, onNode, onClear, height }: Props) {
+  const body = (
+    <ListState
+      empty={rows.length === 0 && hidden === 0}
+      filteredOut={rows.length === 0}
+      emptyState={<EmptyState title="Every target is scraped on its own node" hint="No target leaves its node for a collector elsewhere." />}
+      filteredState={<FilteredOut title="No cross-node flow matches these filters" hidden={hidden} noun="flow" onClear={onClear} />}
+    >
       <table className="data">
         <thead>
           <tr>
@@ -61,7 +54,7 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
                 <NodeButton name={r.to} suffix={suffix} onNode={onNode} />
                 {r.toZone ? <div className={styles.sub}>{r.toZone}</div> : null}
               </td>
-              <td className="num">{r.count.toLocaleString("en-US")}</td>
+              <td className="num">{formatCount(r.count)}</td>
               <td>
                 <span className={styles.cls} data-cls={r.crossZone ? "cross_zone" : "cross_node"}>
                   {r.crossZone ? "zone" : "node"}
@@ -71,14 +64,23 @@ export function CrossNodeTable({ rows, hidden, suffix, onNode, onClear, height }
           ))}
         </tbody>
       </table>
-    );
-  }
+    </ListState>
+  );
   return (
-    <Panel title="Biggest cross-node flows" right={<span className="age">per-node agent</span>}>
+    <Panel title="Biggest cross-node flows" right={<span className="age">{ROLE_TITLE["per-node"].toLowerCase()}</span>}>
       <div className={styles.scroll} style={{ height: rows.length ? height : 120 }}>
         {body}
       </div>
-      {rows.length && hidden ? <div className={styles.sub}>{hidden.toLocaleString("en-US")} more hidden by the filters</div> : null}
+      {rows.length && hidden ? <div className={styles.sub}>{formatCount(hidden)} more hidden by the filters</div> : null}
     </Panel>
+  );
+}
+
+/** CrossNodeTable inside its own boundary: a failure while computing it fails this panel only. */
+export function CrossNodeTable(props: Props) {
+  return (
+    <PanelGuard title={"Biggest cross-node flows"}>
+      <CrossNodeTableInner {...props} />
+    </PanelGuard>
   );
 }

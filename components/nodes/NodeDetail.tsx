@@ -2,8 +2,8 @@
 import { useEffect, useRef } from "react";
 import { ApiFetchError, useNodeDetail } from "@/components/data/queries";
 import { DataAge } from "@/components/ui/DataAge";
-import { StaleBanner } from "@/components/ui/StaleBanner";
-import { EmptyState, ErrorState, Skeleton } from "@/components/ui/Panel";
+import { EmptyState, Skeleton } from "@/components/ui/Panel";
+import { ViewState } from "@/components/ui/ViewState";
 import { NodeDetailBody } from "./NodeDetailBody";
 import styles from "./NodeDetail.module.css";
 
@@ -34,17 +34,8 @@ export function NodeDetail({ name, cluster, onClose, onNode }: Props) {
   }, [name]);
   // keepPreviousData would show the previous node while this one loads: only the data of this node counts.
   const data = q.data && q.data.node.name === name ? q.data : undefined;
-  let body;
-  if (data) {
-    body = (
-      <>
-        {q.isError ? <div className={styles.note}>Could not refresh: {q.error.message}. Showing the last good answer.</div> : null}
-        <StaleBanner stale={data.stale} />
-        <NodeDetailBody d={data} cluster={cluster} onNode={onNode} />
-      </>
-    );
-  } else if (q.isError && q.error instanceof ApiFetchError && q.error.status === 404) {
-    body = (
+  const notFound = (e: Error) =>
+    e instanceof ApiFetchError && e.status === 404 ? (
       <EmptyState
         title="Node not found"
         hint={`${name} is not in this cluster (any more): it may have been removed.`}
@@ -54,12 +45,7 @@ export function NodeDetail({ name, cluster, onClose, onNode }: Props) {
           </button>
         }
       />
-    );
-  } else if (q.isError) {
-    body = <ErrorState message={`GET /api/v1/nodes/${name} failed: ${q.error.message}`} />;
-  } else {
-    body = <DetailSkeleton />;
-  }
+    ) : undefined;
   return (
     <aside
       className={styles.drawer}
@@ -80,7 +66,16 @@ export function NodeDetail({ name, cluster, onClose, onNode }: Props) {
         </button>
       </div>
       <div className={styles.drawerAge}>{data ? <DataAge at={data.at} pollIntervalMs={data.pollIntervalMs} /> : <span className="age">&nbsp;</span>}</div>
-      <div className={styles.drawerScroll}>{body}</div>
+      <div className={styles.drawerScroll}>
+        <ViewState query={{ data, error: q.error, refetch: q.refetch }} api={`GET /api/v1/nodes/${name}`} skeleton={<DetailSkeleton />} failed={notFound} errorTitle="Could not load this node">
+          {(d, status) => (
+            <>
+              {status.banners}
+              <NodeDetailBody d={d} cluster={cluster} onNode={onNode} />
+            </>
+          )}
+        </ViewState>
+      </div>
     </aside>
   );
 }

@@ -2,19 +2,29 @@
 import Link from "next/link";
 import type { NodeDetailView } from "@/lib/views/nodes";
 import { STATE_META } from "@/lib/views/node-map";
-import { EmptyState } from "@/components/ui/Panel";
+import { EmptyState, Skeleton } from "@/components/ui/Panel";
+import { ViewState } from "@/components/ui/ViewState";
 import { useNodeReadiness } from "@/components/data/churn-queries";
 import { NodeReadinessHistory } from "./NodeReadinessHistory";
 import { TargetList } from "./TargetList";
 import mapStyles from "./NodeMap.module.css";
 import styles from "./NodeDetail.module.css";
+import { formatCount } from "@/lib/format";
 
 /** This node's collector readiness over the last hour, from the churn history. */
 function Readiness({ node, at }: { node: string; at: number }) {
   const q = useNodeReadiness(node);
-  if (q.isError) return <p className={styles.count}>Readiness history unavailable: {q.error.message}</p>;
-  const events = q.data?.node === node ? q.data.events : [];
-  return <NodeReadinessHistory events={events} from={q.data?.from} to={q.data?.to ?? at} />;
+  const data = q.data?.node === node ? q.data : undefined;
+  return (
+    <ViewState
+      query={{ data, error: q.error }}
+      api="GET /api/v1/churn"
+      skeleton={<Skeleton height={28} />}
+      failed={(e) => <p className={styles.count}>Readiness history unavailable: {e.message}</p>}
+    >
+      {(d) => <NodeReadinessHistory events={d.events} from={d.from} to={d.to ?? at} />}
+    </ViewState>
+  );
 }
 
 interface Props {
@@ -48,7 +58,7 @@ function Collectors({ d }: { d: NodeDetailView }) {
               </div>
             </td>
             <td>{c.eligible ? <span className="badge ok">eligible</span> : <span className="badge bad">{c.reason ?? "not eligible"}</span>}</td>
-            <td className="num">{c.targets.toLocaleString("en-US")}</td>
+            <td className="num">{formatCount(c.targets)}</td>
           </tr>
         ))}
       </tbody>
@@ -91,7 +101,7 @@ export function NodeDetailBody({ d, cluster, onNode }: Props) {
 
       <section className={styles.section} aria-labelledby="nd-targets">
         <h3 id="nd-targets">
-          Targets on this node <span className={styles.count}>{d.targets.length.toLocaleString("en-US")}</span>
+          Targets on this node <span className={styles.count}>{formatCount(d.targets.length)}</span>
         </h3>
         <TargetList rows={d.targets} node={n.name} side="collector" onNode={onNode} empty="No target runs on this node." capped={d.targets.length >= 500} />
         <Link className={styles.more} href={targetsHref} prefetch={false}>
@@ -101,7 +111,7 @@ export function NodeDetailBody({ d, cluster, onNode }: Props) {
 
       <section className={styles.section} aria-labelledby="nd-others">
         <h3 id="nd-others">
-          Scraped here for other nodes <span className={styles.count}>{d.scrapedForOthers.length.toLocaleString("en-US")}</span>
+          Scraped here for other nodes <span className={styles.count}>{formatCount(d.scrapedForOthers.length)}</span>
         </h3>
         <TargetList rows={d.scrapedForOthers} node={n.name} side="target" onNode={onNode} empty="This node's collectors scrape only their own node's targets." capped={d.scrapedForOthers.length >= 500} />
       </section>

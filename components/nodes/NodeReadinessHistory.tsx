@@ -1,6 +1,7 @@
 import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import { readinessStrips } from "@/lib/views/node-readiness";
 import styles from "./NodeDetail.module.css";
+import { cssPercent, utcTime } from "@/lib/format";
 
 interface Props {
   /** readiness transitions of this node's collector pods (from the churn API), any order */
@@ -9,8 +10,6 @@ interface Props {
   from?: number;
   to: number;
 }
-
-const time = (ms: number) => new Date(ms).toLocaleTimeString("en-GB", { hour12: false });
 
 /**
  * Collector readiness over time, one strip per agent pod: green while eligible, red while not, blank before its first
@@ -32,23 +31,23 @@ export function NodeReadinessHistory({ events, from, to }: Props) {
           <div
             className={styles.strip}
             role="img"
-            aria-label={`${s.pod}: ${s.transitions} readiness changes; ${s.segments.map((g) => `${g.ready ? "eligible" : `not eligible (${g.reason ?? "unknown"})`} from ${time(g.at)}`).join(", ")}`}
+            aria-label={`${s.pod}: ${s.transitions} readiness changes; ${s.segments.map((g) => `${g.ready ? "eligible" : `not eligible (${g.reason ?? "unknown"})`} from ${utcTime(g.at)}`).join(", ")}`}
           >
             {s.segments.map((g) => (
               <span
                 key={`${g.at}-${g.ready ? 1 : 0}`}
                 className={styles.seg}
                 data-ready={g.ready ? "" : undefined}
-                style={{ left: `${g.x0 * 100}%`, width: `${Math.max(0.5, (g.x1 - g.x0) * 100)}%` }}
-                title={`${g.ready ? "eligible" : (g.reason ?? "not eligible")} from ${time(g.at)}`}
+                style={{ left: cssPercent(g.x0), width: cssPercent(Math.max(0.005, g.x1 - g.x0)) }}
+                title={`${g.ready ? "eligible" : (g.reason ?? "not eligible")} from ${utcTime(g.at)}`}
               />
             ))}
           </div>
         </div>
       ))}
       <div className={styles.historyAxis} aria-hidden="true">
-        <span>{time(start)}</span>
-        <span>{time(to)}</span>
+        <span>{utcTime(start)}</span>
+        <span>{utcTime(to)}</span>
       </div>
     </div>
   );

@@ -2,6 +2,7 @@
 import type { NodeState } from "@/lib/analysis/types";
 import { NODE_STATES, STATE_META, isFiltered, type NodeFilters } from "@/lib/views/node-map";
 import styles from "./NodeMap.module.css";
+import { formatCount } from "@/lib/format";
 
 interface Props {
   filters: NodeFilters;
@@ -46,7 +47,7 @@ export function NodeToolbar({ filters, zones, byState, onZone, onStates, onQ, on
           >
             <i className={styles.swatch} data-state={s} aria-hidden="true" />
             {STATE_META[s].label}
-            <strong>{byState[s].toLocaleString("en-US")}</strong>
+            <strong>{formatCount(byState[s])}</strong>
           </button>
         ))}
       </div>

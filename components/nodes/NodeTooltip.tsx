@@ -3,6 +3,7 @@ import { STATE_META, nodeTargetCount } from "@/lib/views/node-map";
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
 import { FLOW_CLASSES } from "@/lib/views/node-flow";
 import styles from "./NodeMap.module.css";
+import { formatCount } from "@/lib/format";
 
 export interface TooltipAnchor {
   name: string;
@@ -25,7 +26,7 @@ export function NodeTooltip({ node, anchor }: { node: NodeRow; anchor: TooltipAn
         {node.ready ? "" : " · node not Ready"}
       </div>
       <div className={styles.ttRow}>
-        {total.toLocaleString("en-US")} targets
+        {formatCount(total)} targets
         {FLOW_CLASSES.filter((c) => node.targets[c] > 0 && c !== "local").map((c) => (
           <span key={c} style={{ color: `var(--c-${c})` }}>
             {" "}

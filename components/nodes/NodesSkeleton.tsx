@@ -2,7 +2,7 @@ import { Panel, Skeleton } from "@/components/ui/Panel";
 import styles from "./NodesView.module.css";
 
 /** Shaped like the view: head, filters, a grid of tiles, the flow picture and the flow table. */
-export function NodesSkeleton({ embed, flowHeight, note }: { embed?: boolean; flowHeight: number; note?: string }) {
+export function NodesSkeleton({ embed, flowHeight, note }: { embed?: boolean; flowHeight: number; note?: string | null }) {
   return (
     <div aria-busy="true" aria-label="Loading nodes">
       <div className={styles.head}>

@@ -2,10 +2,10 @@
 import { useMemo } from "react";
 import type { NodeState } from "@/lib/analysis/types";
 import { commonSuffix, crossNodeRows, filterNodeMap } from "@/lib/views/node-map";
-import { ApiFetchError, useCluster, useNodes } from "@/components/data/queries";
-import { DataAge } from "@/components/ui/DataAge";
-import { StaleBanner } from "@/components/ui/StaleBanner";
-import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
+import type { NodesView as NodesData } from "@/lib/views/nodes";
+import { useCluster, useNodes } from "@/components/data/queries";
+import { EmptyState, Panel } from "@/components/ui/Panel";
+import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import { CrossNodeTable } from "./CrossNodeTable";
 import { NodeDetail } from "./NodeDetail";
 import { NodeMap } from "./NodeMap";
@@ -15,6 +15,7 @@ import { ZoneFlowPanel } from "./ZoneFlowPanel";
 import { useNodeUrlState } from "./useNodeFilters";
 import mapStyles from "./NodeMap.module.css";
 import styles from "./NodesView.module.css";
+import { formatCount, plural } from "@/lib/format";
 
 function Marks() {
   return (
@@ -33,52 +34,30 @@ function Marks() {
 /** The node map: every node a tile by zone and state, the zone flow picture, the biggest cross-node flows, a node's detail. */
 export function NodesView({ embed = false }: { embed?: boolean }) {
   const q = useNodes();
+  const flowHeight = embed ? 170 : 230;
+  return (
+    <ViewState query={q} api="GET /api/v1/nodes" skeleton={(note) => <NodesSkeleton embed={embed} flowHeight={flowHeight} note={note} />}>
+      {(data, status) => <NodesBody data={data} status={status} embed={embed} flowHeight={flowHeight} />}
+    </ViewState>
+  );
+}
+
+function NodesBody({ data, status, embed, flowHeight }: { data: NodesData; status: ViewStatus; embed: boolean; flowHeight: number }) {
   const cluster = useCluster();
   const url = useNodeUrlState();
   const { zone, q: text } = url.filters;
   const statesKey = url.filters.states.join(",");
-  const data = q.data;
   const filters = useMemo(() => ({ zone, q: text, states: (statesKey ? statesKey.split(",") : []) as NodeState[] }), [zone, text, statesKey]);
-  const map = useMemo(() => (data ? filterNodeMap(data.zones, filters) : null), [data, filters]);
-  const suffix = useMemo(() => commonSuffix(data ? data.zones.flatMap((z) => z.nodes.map((n) => n.name)) : []), [data]);
-  const cross = useMemo(() => (data ? crossNodeRows(data, filters) : null), [data, filters]);
-  const flowHeight = embed ? 170 : 230;
-
-  if (q.isPending) return <NodesSkeleton embed={embed} flowHeight={flowHeight} />;
-  // 503 not_ready: the server's first poll of this cluster is still running; the next poll will answer.
-  if (!data && q.error instanceof ApiFetchError && q.error.status === 503) {
-    return <NodesSkeleton embed={embed} flowHeight={flowHeight} note={`Waiting for the first poll of this cluster (${q.error.message}); retrying.`} />;
-  }
-  if (!data || !map || !cross) return <ErrorState message={`GET /api/v1/nodes failed: ${q.error?.message ?? "no answer"}`} />;
+  const map = useMemo(() => filterNodeMap(data.zones, filters), [data, filters]);
+  const suffix = useMemo(() => commonSuffix(data.zones.flatMap((z) => z.nodes.map((n) => n.name))), [data]);
+  const cross = useMemo(() => crossNodeRows(data, filters), [data, filters]);
 
   const closeDetail = () => {
     const name = url.node;
     url.openNode(null);
     if (name) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-node="${CSS.escape(name)}"]`)?.focus());
   };
-  let mapBody;
-  if (map.total === 0) {
-    mapBody = <EmptyState title="No nodes" hint="Kubernetes lists no node in this cluster." />;
-  } else if (map.shown === 0) {
-    mapBody = (
-      <EmptyState
-        title={`No node matches these filters (${map.hidden.toLocaleString("en-US")} hidden)`}
-        action={
-          <button type="button" className="btn" onClick={url.clearFilters}>
-            Clear filters
-          </button>
-        }
-      />
-    );
-  } else {
-    mapBody = (
-      <>
-        <NodeMap zones={map.zones} shown={map.shown} suffix={suffix} selected={url.node} onSelect={url.openNode} />
-        {embed ? null : <Marks />}
-      </>
-    );
-  }
-  const showing = map.hidden ? `showing ${map.shown.toLocaleString("en-US")} of ${map.total.toLocaleString("en-US")}` : `${map.total.toLocaleString("en-US")} nodes`;
+  const showing = map.hidden ? `showing ${formatCount(map.shown)} of ${formatCount(map.total)}` : `${formatCount(map.total)} nodes`;
 
   return (
     <div className={styles.view} data-embed={embed ? "" : undefined}>
@@ -87,14 +66,11 @@ export function NodesView({ embed = false }: { embed?: boolean }) {
           <div className={styles.head}>
             <h1>Nodes</h1>
             <p>
-              {data.cluster} · {data.totals.nodes.toLocaleString("en-US")} nodes in {data.zones.length} {data.zones.length === 1 ? "zone" : "zones"}
+              {data.cluster} · {formatCount(data.totals.nodes)} nodes in {plural(data.zones.length, "zone")}
             </p>
-            <span className={styles.headRight}>
-              {q.isError ? <span className={styles.refreshError}>refresh failed: {q.error.message}</span> : null}
-              <DataAge at={data.at} pollIntervalMs={data.pollIntervalMs} />
-            </span>
+            <span className={styles.headRight}>{status.age}</span>
           </div>
-          <StaleBanner stale={data.stale} />
+          {status.banners}
           <NodeToolbar
             filters={filters}
             zones={data.zones.map((z) => z.zone)}
@@ -106,7 +82,15 @@ export function NodesView({ embed = false }: { embed?: boolean }) {
           />
           <div className={styles.content}>
             <Panel title="Node map" right={<span className={styles.showing}>{showing}</span>}>
-              {mapBody}
+              <ListState
+                empty={map.total === 0}
+                filteredOut={map.shown === 0}
+                emptyState={<EmptyState title="No nodes" hint="Kubernetes lists no node in this cluster." />}
+                filteredState={<FilteredOut title="No node matches these filters" hidden={map.hidden} noun="node" onClear={url.clearFilters} />}
+              >
+                <NodeMap zones={map.zones} shown={map.shown} suffix={suffix} selected={url.node} onSelect={url.openNode} />
+                {embed ? null : <Marks />}
+              </ListState>
             </Panel>
             <div className={styles.side}>
               <ZoneFlowPanel

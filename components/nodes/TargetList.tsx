@@ -4,6 +4,7 @@ import type { TargetRow } from "@/lib/analysis/types";
 import type { TargetClass } from "@/lib/model";
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
 import styles from "./NodeDetail.module.css";
+import { formatCount } from "@/lib/format";
 
 interface Props {
   rows: readonly TargetRow[];
@@ -67,7 +68,7 @@ export function TargetList({ rows, node, side, onNode, empty, capped }: Props) {
       </ul>
       {rows.length > FIRST ? (
         <button type="button" className={`btn btn-ghost ${styles.showAll}`} onClick={() => setAll((v) => !v)} aria-expanded={all}>
-          {all ? "Show fewer" : `Show all ${rows.length.toLocaleString("en-US")}${capped ? " (first 500)" : ""}`}
+          {all ? "Show fewer" : `Show all ${formatCount(rows.length)}${capped ? " (first 500)" : ""}`}
         </button>
       ) : null}
     </>

@@ -4,6 +4,7 @@ import { flowNodeLabel, layoutZoneFlows, type FlowNode } from "@/lib/views/node-
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
 import { useElementWidth } from "./useElementWidth";
 import styles from "./ZoneFlow.module.css";
+import { formatCount } from "@/lib/format";
 
 interface Props {
   flows: readonly ZoneFlow[];
@@ -13,14 +14,13 @@ interface Props {
 }
 
 const BAR = 10;
-const n = (v: number) => v.toLocaleString("en-US");
 const TWO_LINES = 30;
 const caption = (id: string) => {
   const name = flowNodeLabel(id);
   return name.length > 22 ? `${name.slice(0, 21)}…` : name;
 };
 /** Room for a column's labels: about 7 px a character of 12 px text, plus the gap to the bar. */
-const margin = (nodes: FlowNode[]) => Math.max(48, ...nodes.map((d) => (caption(d.id).length + (d.h >= TWO_LINES ? 0 : n(d.count).length + 1)) * 7 + 14));
+const margin = (nodes: FlowNode[]) => Math.max(48, ...nodes.map((d) => (caption(d.id).length + (d.h >= TWO_LINES ? 0 : formatCount(d.count).length + 1)) * 7 + 14));
 
 function Label({ node, x, anchor }: { node: FlowNode; x: number; anchor: "start" | "end" }) {
   const mid = node.y + node.h / 2;
@@ -30,10 +30,10 @@ function Label({ node, x, anchor }: { node: FlowNode; x: number; anchor: "start"
       {caption(node.id)}
       {twoLines ? (
         <tspan x={x} dy={15} className={styles.count}>
-          {n(node.count)}
+          {formatCount(node.count)}
         </tspan>
       ) : (
-        <tspan className={styles.count}> {n(node.count)}</tspan>
+        <tspan className={styles.count}> {formatCount(node.count)}</tspan>
       )}
     </text>
   );
@@ -50,7 +50,7 @@ export function ZoneFlowChart({ flows, height, focusZone }: Props) {
   const x0 = margin(probe.left);
   const x1 = Math.max(x0 + 80, width - margin(probe.right));
   const layout = layoutZoneFlows(flows, { height: height - 8, x0: x0 + BAR, x1: x1 - BAR, gap: 12, minBand: 3 });
-  const summary = flows.map((f) => `${f.from} to ${f.to}: ${n(f.count)}`).join("; ");
+  const summary = flows.map((f) => `${f.from} to ${f.to}: ${formatCount(f.count)}`).join("; ");
   const dim = (from: string, to: string) => Boolean(focusZone) && from !== focusZone && to !== focusZone;
   return (
     <div ref={ref} className={styles.chart} style={{ height }}>
@@ -59,7 +59,7 @@ export function ZoneFlowChart({ flows, height, focusZone }: Props) {
           <g transform="translate(0,4)">
             {layout.bands.map((b) => (
               <path key={b.key} d={b.path} className={styles.band} data-cls={b.cls} data-dim={dim(b.from, b.to) ? "" : undefined}>
-                <title>{`${b.from} → ${b.to}: ${n(b.count)} ${CLASS_LABEL[b.cls]}`}</title>
+                <title>{`${b.from} → ${b.to}: ${formatCount(b.count)} ${CLASS_LABEL[b.cls]}`}</title>
               </path>
             ))}
             {layout.left.map((nd) => (

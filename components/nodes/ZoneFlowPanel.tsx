@@ -3,9 +3,10 @@ import { ROLES, type Role } from "@/lib/model";
 import type { ZoneFlow } from "@/lib/views/nodes";
 import { flowHeadline } from "@/lib/views/node-flow";
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
-import { EmptyState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel, PanelGuard } from "@/components/ui/Panel";
 import { ZoneFlowChart } from "./ZoneFlowChart";
 import styles from "./ZoneFlow.module.css";
+import { formatCount, formatShare, ROLE_SHORT } from "@/lib/format";
 
 interface Props {
   flowsByRole: Partial<Record<Role, ZoneFlow[]>>;
@@ -18,8 +19,6 @@ interface Props {
   fallback: ZoneFlow[];
 }
 
-const ROLE_LABEL: Record<Role, string> = { "per-node": "Per-node", "cluster-scraper": "Cluster-scraper" };
-const pct = (a: number, b: number) => (b ? `${((a / b) * 100).toFixed(a === b ? 0 : 1)}%` : "n/a");
 const LEGEND = [
   { cls: "local", label: CLASS_LABEL.local },
   { cls: "cross_node", label: CLASS_LABEL.cross_node },
@@ -29,7 +28,7 @@ const LEGEND = [
 ] as const;
 
 /** The locality picture: which zone's targets are scraped from which zone, for one agent at a time. */
-export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZone, height, fallback }: Props) {
+function ZoneFlowPanelInner({ flowsByRole, role, defaultRole, onRole, focusZone, height, fallback }: Props) {
   const roles = ROLES.filter((r) => flowsByRole[r]);
   const active = role && flowsByRole[role] ? role : defaultRole;
   const flows = (active && flowsByRole[active]) || fallback;
@@ -40,7 +39,7 @@ export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZon
       <span className={styles.seg} role="group" aria-label="Agent">
         {roles.map((r) => (
           <button key={r} type="button" aria-pressed={r === active} onClick={() => onRole(r === defaultRole ? null : r)}>
-            {ROLE_LABEL[r]}
+            {ROLE_SHORT[r]}
           </button>
         ))}
       </span>
@@ -56,21 +55,21 @@ export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZon
           <div className={styles.head}>
             <div className={styles.headItem} title="locality ratio: local / (local + cross-node + cross-zone)">
               <span className={styles.big} style={{ color: h.local === nodeBound && !h.ghost ? "var(--ok)" : undefined }}>
-                {pct(h.local, nodeBound)}
+                {formatShare(h.local, nodeBound)}
               </span>
               local
             </div>
             <div className={styles.headItem}>
-              <strong>{pct(h.sameZone, nodeBound)}</strong>in zone
+              <strong>{formatShare(h.sameZone, nodeBound)}</strong>in zone
             </div>
             <div className={styles.headItem}>
-              <strong style={{ color: h.crossZone ? "var(--c-cross_zone)" : undefined }}>{h.crossZone.toLocaleString("en-US")}</strong>cross-zone
+              <strong style={{ color: h.crossZone ? "var(--c-cross_zone)" : undefined }}>{formatCount(h.crossZone)}</strong>cross-zone
             </div>
             <div className={styles.headItem}>
-              <strong style={{ color: h.ghost ? "var(--c-ghost)" : undefined }}>{h.ghost.toLocaleString("en-US")}</strong>ghosts
+              <strong style={{ color: h.ghost ? "var(--c-ghost)" : undefined }}>{formatCount(h.ghost)}</strong>ghosts
             </div>
             <div className={styles.headItem}>
-              <strong>{h.nodeless.toLocaleString("en-US")}</strong>no node
+              <strong>{formatCount(h.nodeless)}</strong>no node
             </div>
           </div>
           <div className={styles.cols} aria-hidden="true">
@@ -89,5 +88,14 @@ export function ZoneFlowPanel({ flowsByRole, role, defaultRole, onRole, focusZon
         </>
       )}
     </Panel>
+  );
+}
+
+/** ZoneFlowPanel inside its own boundary: a failure while computing it fails this panel only. */
+export function ZoneFlowPanel(props: Props) {
+  return (
+    <PanelGuard title={"Zone flow"}>
+      <ZoneFlowPanelInner {...props} />
+    </PanelGuard>
   );
 }

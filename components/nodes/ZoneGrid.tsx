@@ -2,6 +2,7 @@
 import { memo } from "react";
 import type { Density, Tile } from "@/lib/views/node-map";
 import styles from "./NodeMap.module.css";
+import { formatCount } from "@/lib/format";
 
 interface Props {
   zone: string;
@@ -20,7 +21,7 @@ function CardBody({ t }: { t: Tile }) {
     <>
       <span className={styles.cardName}>{t.short}</span>
       <span className={styles.cardMeta}>
-        {t.note ? <span className={styles.cardState}>{t.note}</span> : `${t.targets.toLocaleString("en-US")} targets`}
+        {t.note ? <span className={styles.cardState}>{t.note}</span> : `${formatCount(t.targets)} targets`}
         {` · ${t.pods} ${t.pods === 1 ? "pod" : "pods"}`}
       </span>
     </>
@@ -37,7 +38,7 @@ function ZoneGridImpl({ zone, total, tiles, density, selected }: Props) {
       <h3 className={styles.zoneHead}>
         <span>{zone}</span>
         <span className={styles.zoneCount}>
-          {tiles.length === total ? `${total.toLocaleString("en-US")} nodes` : `${tiles.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} nodes`}
+          {tiles.length === total ? `${formatCount(total)} nodes` : `${formatCount(tiles.length)} of ${formatCount(total)} nodes`}
         </span>
       </h3>
       <ul className={styles.grid} data-density={density} aria-label={`Nodes in ${zone}`}>

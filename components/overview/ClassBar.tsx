@@ -1,5 +1,6 @@
 import type { TargetClass } from "@/lib/model";
 import { TARGET_CLASSES } from "@/lib/model";
+import { cssPercent, formatCount } from "@/lib/format";
 
 export const CLASS_LABEL: Record<TargetClass, string> = {
   local: "local",
@@ -17,14 +18,14 @@ export function ClassBar({ classes }: { classes: Record<TargetClass, number> }) 
     <div>
       <div className="classbar" role="img" aria-label={order.map((c) => `${CLASS_LABEL[c]} ${classes[c]}`).join(", ")}>
         {total > 0
-          ? order.map((c) => (classes[c] ? <span key={c} style={{ width: `${(classes[c] / total) * 100}%`, background: `var(--c-${c})` }} /> : null))
+          ? order.map((c) => (classes[c] ? <span key={c} style={{ width: cssPercent(classes[c], total), background: `var(--c-${c})` }} /> : null))
           : null}
       </div>
       <div className="legend">
         {order.map((c) => (
           <span key={c}>
             <i style={{ background: `var(--c-${c})` }} />
-            {CLASS_LABEL[c]} <strong style={{ color: "var(--text)" }}>{classes[c].toLocaleString("en-US")}</strong>
+            {CLASS_LABEL[c]} <strong style={{ color: "var(--text)" }}>{formatCount(classes[c])}</strong>
           </span>
         ))}
       </div>

@@ -1,12 +1,13 @@
 "use client";
 import type { Ownership } from "@/lib/model";
+import type { SummaryView } from "@/lib/views/summary";
 import { ROLES } from "@/lib/model";
+import { ROLE_TITLE, formatCount, rolesPhrase } from "@/lib/format";
 import { useCluster, useSummary } from "@/components/data/queries";
 import { RoleCard } from "@/components/overview/RoleCard";
 import { TopProblems } from "@/components/overview/TopProblems";
-import { DataAge } from "@/components/ui/DataAge";
-import { StaleBanner } from "@/components/ui/StaleBanner";
-import { EmptyState, ErrorState, Panel, Skeleton } from "@/components/ui/Panel";
+import { EmptyState, Panel, Skeleton } from "@/components/ui/Panel";
+import { SkeletonNote, ViewState } from "@/components/ui/ViewState";
 
 const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
   { key: "ok", label: "owned once", tone: "ok" },
@@ -15,88 +16,104 @@ const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
   { key: "misrouted", label: "misrouted", tone: "warn" },
 ];
 
-export function Overview() {
-  const q = useSummary();
-  const cluster = useCluster();
-  const query = cluster ? `?cluster=${encodeURIComponent(cluster)}` : "";
-  if (q.isPending) {
-    return (
-      <div className="grid grid-2" aria-busy="true">
-        {[0, 1].map((i) => (
-          <Panel key={i} title={i ? "Cluster-scraper agent" : "Per-node agent"} aria-busy>
-            <Skeleton height={48} />
-            <div style={{ height: 12 }} />
+function OverviewSkeleton({ note }: { note: string | null }) {
+  return (
+    <div aria-busy="true" aria-label="Loading the overview">
+      <div className="page-head">
+        <Skeleton height={24} width={220} />
+        <SkeletonNote note={note} />
+      </div>
+      <div style={{ marginBottom: 16 }}>
+        <Panel title="Top problems" aria-busy>
+          <Skeleton height={96} />
+        </Panel>
+      </div>
+      <div className="grid grid-2">
+        {ROLES.map((r) => (
+          <Panel key={r} title={ROLE_TITLE[r]} aria-busy>
+            <Skeleton height={150} />
+            <div style={{ height: 14 }} />
             <Skeleton height={12} />
           </Panel>
         ))}
       </div>
-    );
-  }
-  if (q.isError && !q.data) return <ErrorState message={q.error.message} />;
-  const s = q.data!;
-  const roles = ROLES.filter((r) => s.roles[r]);
+    </div>
+  );
+}
+
+function MonitorCounts({ monitors }: { monitors: SummaryView["monitors"] }) {
+  if (!monitors) return <EmptyState title="Monitors unavailable" hint="Neither the ServiceMonitor nor the PodMonitor CRD could be read." />;
   return (
-    <>
-      <div className="page-head">
-        <h1>{s.cluster}</h1>
-        <p>
-          {s.nodes.total.toLocaleString("en-US")} nodes, {roles.length === 2 ? "per-node and cluster-scraper agents" : `${roles[0]} agent`}
-        </p>
-        <span style={{ marginLeft: "auto" }}>
-          <DataAge at={s.at} pollIntervalMs={s.pollIntervalMs} />
-        </span>
-      </div>
-      <StaleBanner stale={s.stale} />
-      <div style={{ marginBottom: 16 }}>
-        <TopProblems query={query} />
-      </div>
-      <div className="grid grid-2">
-        {roles.map((r) => (
-          <RoleCard key={r} summary={s.roles[r]!} query={query} />
-        ))}
-      </div>
-      <div className="grid grid-2" style={{ marginTop: 16 }}>
-        <Panel title="Monitor ownership">
-          {s.monitors ? (
-            <div className="stats">
-              {OWNERSHIP.map((o) => (
-                <div className="stat" key={o.key}>
-                  <span className="label">{o.label}</span>
-                  <span className="value" data-testid={`monitors-${o.key}`} style={{ color: o.key !== "ok" && s.monitors![o.key] ? `var(--${o.tone === "bad" ? "bad" : "warn"})` : undefined }}>
-                    {s.monitors![o.key]}
-                  </span>
-                </div>
+    <div className="stats">
+      {OWNERSHIP.map((o) => (
+        <div className="stat" key={o.key}>
+          <span className="label">{o.label}</span>
+          <span className="value" data-testid={`monitors-${o.key}`} style={{ color: o.key !== "ok" && monitors[o.key] ? `var(--${o.tone === "bad" ? "bad" : "warn"})` : undefined }}>
+            {formatCount(monitors[o.key])}
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function NodeCounts({ nodes }: { nodes: SummaryView["nodes"] }) {
+  const stats = [
+    ["healthy", nodes.byState.healthy],
+    ["degraded", nodes.byState.degraded],
+    ["no collector", nodes.byState.no_collector],
+    ["holding ghosts", nodes.byState.ghosts],
+    ["two agent pods", nodes.multiplePods],
+  ] as const;
+  return (
+    <div className="stats">
+      {stats.map(([label, value]) => (
+        <div className="stat" key={label}>
+          <span className="label">{label}</span>
+          <span className="value">{formatCount(value)}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function Overview() {
+  const q = useSummary();
+  const cluster = useCluster();
+  const query = cluster ? `?cluster=${encodeURIComponent(cluster)}` : "";
+  return (
+    <ViewState query={q} api="GET /api/v1/summary" skeleton={(note) => <OverviewSkeleton note={note} />}>
+      {(s, status) => {
+        const roles = ROLES.filter((r) => s.roles[r]);
+        return (
+          <>
+            <div className="page-head">
+              <h1>{s.cluster}</h1>
+              <p>
+                {formatCount(s.nodes.total)} nodes, {rolesPhrase(roles)}
+              </p>
+              <span style={{ marginLeft: "auto" }}>{status.age}</span>
+            </div>
+            {status.banners}
+            <div style={{ marginBottom: 16 }}>
+              <TopProblems query={query} />
+            </div>
+            <div className="grid grid-2">
+              {roles.map((r) => (
+                <RoleCard key={r} summary={s.roles[r]!} query={query} />
               ))}
             </div>
-          ) : (
-            <EmptyState title="Monitors unavailable" hint="Neither the ServiceMonitor nor the PodMonitor CRD could be read." />
-          )}
-        </Panel>
-        <Panel title="Nodes">
-          <div className="stats">
-            <div className="stat">
-              <span className="label">healthy</span>
-              <span className="value">{s.nodes.byState.healthy}</span>
+            <div className="grid grid-2" style={{ marginTop: 16 }}>
+              <Panel title="Monitor ownership">
+                <MonitorCounts monitors={s.monitors} />
+              </Panel>
+              <Panel title="Nodes">
+                <NodeCounts nodes={s.nodes} />
+              </Panel>
             </div>
-            <div className="stat">
-              <span className="label">degraded</span>
-              <span className="value">{s.nodes.byState.degraded}</span>
-            </div>
-            <div className="stat">
-              <span className="label">no collector</span>
-              <span className="value">{s.nodes.byState.no_collector}</span>
-            </div>
-            <div className="stat">
-              <span className="label">holding ghosts</span>
-              <span className="value">{s.nodes.byState.ghosts}</span>
-            </div>
-            <div className="stat">
-              <span className="label">two agent pods</span>
-              <span className="value">{s.nodes.multiplePods}</span>
-            </div>
-          </div>
-        </Panel>
-      </div>
-    </>
+          </>
+        );
+      }}
+    </ViewState>
   );
 }

@@ -3,21 +3,18 @@
 import Link from "next/link";
 import { useDiagnostics } from "@/components/data/churn-queries";
 import { sortChecks } from "@/lib/views/diagnostics";
+import type { Check } from "@/lib/analysis/diagnostics";
 import { EmptyState, Panel, Skeleton } from "@/components/ui/Panel";
+import { ListState, ViewState } from "@/components/ui/ViewState";
 
 const TONE = { fail: "bad", warn: "warn", unknown: "muted", pass: "ok" } as const;
 const WORD = { fail: "failing", warn: "warning", unknown: "unknown", pass: "pass" } as const;
 const MAX = 5;
 
-export function TopProblems({ query }: { query: string }) {
-  const q = useDiagnostics();
-  const withQuery = (view: string) => (view.includes("?") ? `${view}${query.replace("?", "&")}` : `${view}${query}`);
-  let body;
-  if (q.isPending) body = <Skeleton height={96} />;
-  else if (q.isError && !q.data) body = <EmptyState title="Diagnostics unavailable" hint={q.error.message} />;
-  else {
-    const problems = sortChecks(q.data!.checks).filter((c) => c.status === "fail" || c.status === "warn");
-    body = problems.length ? (
+function ProblemList({ checks, withQuery }: { checks: Check[]; withQuery: (view: string) => string }) {
+  const problems = sortChecks(checks).filter((c) => c.status === "fail" || c.status === "warn");
+  return (
+    <ListState empty={problems.length === 0} emptyState={<EmptyState title="No problem found" hint={`All ${checks.length} checks pass or cannot be decided yet.`} />}>
       <ul style={{ listStyle: "none", margin: 0, padding: 0, display: "grid", gap: 8 }}>
         {problems.slice(0, MAX).map((c) => (
           <li key={c.id} style={{ display: "flex", gap: 10, alignItems: "baseline" }}>
@@ -38,13 +35,21 @@ export function TopProblems({ query }: { query: string }) {
           </li>
         ) : null}
       </ul>
-    ) : (
-      <EmptyState title="No problem found" hint={`All ${q.data!.checks.length} checks pass or cannot be decided yet.`} />
-    );
-  }
+    </ListState>
+  );
+}
+
+export function TopProblems({ query }: { query: string }) {
+  const q = useDiagnostics();
+  const withQuery = (view: string) => (view.includes("?") ? `${view}${query.replace("?", "&")}` : `${view}${query}`);
   return (
     <Panel title="Top problems" right={<Link href={withQuery("/diagnostics")} prefetch={false}>All checks</Link>}>
-      <div style={{ minHeight: 96 }}>{body}</div>
+      <div style={{ minHeight: 96 }}>
+        {/* the overview names failing sources once, from the summary: no banners here */}
+        <ViewState query={q} api="GET /api/v1/diagnostics" skeleton={<Skeleton height={96} />} failed={(e) => <EmptyState title="Diagnostics unavailable" hint={e.message} />}>
+          {(d) => <ProblemList checks={d.checks} withQuery={withQuery} />}
+        </ViewState>
+      </div>
     </Panel>
   );
 }

@@ -3,8 +3,9 @@ import type { MonitorRow } from "@/lib/analysis/types";
 import { OwnershipBadge } from "./OwnershipBadge";
 import { ROLE_CLASS } from "./RoleSplit";
 import s from "./ownership.module.css";
+import { formatCount } from "@/lib/format";
 
-const fmt = (n: number | undefined) => (n === undefined ? "0" : n.toLocaleString("en-US"));
+const fmt = (n: number | undefined) => formatCount(n ?? 0);
 
 function Holders({ m }: { m: MonitorRow }) {
   if (!m.holders.length) return <span className={s.nobody}>nobody</span>;

@@ -1,12 +1,14 @@
 import { Panel, Skeleton } from "@/components/ui/Panel";
 import s from "./ownership.module.css";
+import { SkeletonNote } from "@/components/ui/ViewState";
 
 /** Shaped like the view: header, the split bars, a toolbar and table rows. */
-export function OwnershipSkeleton({ embed }: { embed?: boolean }) {
+export function OwnershipSkeleton({ embed, note }: { embed?: boolean; note?: string | null }) {
   return (
     <div aria-busy="true" aria-label="Loading monitor ownership">
       <div className="page-head">
         <Skeleton height={embed ? 18 : 24} width={220} />
+        <SkeletonNote note={note} />
       </div>
       <div className={embed ? undefined : s.layout}>
         <Panel title="Split between the agents" aria-busy>

@@ -4,45 +4,45 @@ import type { MonitorRow } from "@/lib/analysis/types";
 import type { OwnershipView as View } from "@/lib/views/monitors";
 import { ROLES } from "@/lib/model";
 import { useOwnership } from "@/components/data/queries";
-import { DataAge } from "@/components/ui/DataAge";
-import { StaleBanner } from "@/components/ui/StaleBanner";
-import { EmptyState, ErrorState, Panel } from "@/components/ui/Panel";
+import { EmptyState, Panel } from "@/components/ui/Panel";
+import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import { dependencyNotice, filterMonitors, splitShares } from "@/lib/views/ownership-view";
 import { MonitorTable } from "./MonitorTable";
 import { MonitorToolbar } from "./MonitorToolbar";
 import { OwnershipSkeleton } from "./OwnershipSkeleton";
-import { RefreshBanner } from "@/components/ui/RefreshBanner";
 import { RoleSplit } from "./RoleSplit";
 import { RoutingRule } from "./RoutingRule";
 import { useMonitorFilter } from "./useMonitorFilter";
 import s from "./ownership.module.css";
 
-const API = "/api/v1/monitors";
+const API = "GET /api/v1/monitors";
 
 /** Monitor ownership: how monitors and targets split between the agents, and every monitor's owner and state. */
 export function OwnershipView({ embed = false }: { embed?: boolean }) {
   const q = useOwnership();
   const filterApi = useMonitorFilter();
-  if (q.isPending) return <OwnershipSkeleton embed={embed} />;
-  if (q.isError && !q.data) return <ErrorState message={`${API}: ${q.error.message}`} />;
-  const v = q.data!;
+  return (
+    // the monitor lists' own failure is the dependency notice below, not a stale banner
+    <ViewState query={q} api={API} skeleton={(note) => <OwnershipSkeleton embed={embed} note={note} />} stale={(v) => v.stale.filter((x) => !/\/kube\/(service|pod)monitors$/.test(x.source))}>
+      {(v, status) => <OwnershipBody v={v} status={status} filterApi={filterApi} embed={embed} />}
+    </ViewState>
+  );
+}
+
+function OwnershipBody({ v, status, filterApi, embed }: { v: View; status: ViewStatus; filterApi: ReturnType<typeof useMonitorFilter>; embed: boolean }) {
   const roles = ROLES.filter((r) => v.split.some((p) => p.role === r)) as Role[];
   const notice = dependencyNotice(v);
   const shown = filterMonitors(v.monitors, filterApi.filter);
   const hidden = v.monitors.length - shown.length;
-  const staleOthers = v.stale.filter((x) => !/\/kube\/(service|pod)monitors$/.test(x.source));
 
   return (
     <div className={embed ? s.embed : undefined}>
       <div className="page-head">
         {embed ? <h1 className={s.embedTitle}>Monitor ownership</h1> : <h1>Monitor ownership</h1>}
         {embed ? null : <p>{v.cluster}: which agent&apos;s TA scrapes each ServiceMonitor and PodMonitor</p>}
-        <span style={{ marginLeft: "auto" }}>
-          <DataAge at={v.at} pollIntervalMs={v.pollIntervalMs} />
-        </span>
+        <span style={{ marginLeft: "auto" }}>{status.age}</span>
       </div>
-      <RefreshBanner api={API} error={q.isError ? q.error : null} at={v.at} />
-      <StaleBanner stale={staleOthers} />
+      {status.banners}
       {notice ? (
         <div className={`banner ${notice.severity === "unavailable" ? "bad" : "warn"}`} role="status">
           <div>
@@ -85,21 +85,15 @@ interface BodyProps {
 
 /** The table, or which of the three non-data states applies (unavailable, nothing there, filtered to nothing). */
 function MonitorsBody({ v, shown, hidden, roles, embed, clear }: BodyProps) {
-  if (!v.available) {
-    return <EmptyState title="No monitor can be listed" hint="Ownership needs the ServiceMonitor and PodMonitor lists (see above). The static jobs of each TA are not affected." />;
-  }
-  if (v.monitors.length === 0) return <EmptyState title="No ServiceMonitors or PodMonitors in this cluster" hint="Only the static jobs of each TA are scraped." />;
-  if (shown.length === 0) {
-    return (
-      <EmptyState
-        title={`No monitor matches these filters (${hidden} hidden)`}
-        action={
-          <button type="button" className="btn" onClick={clear}>
-            Clear filters
-          </button>
-        }
-      />
-    );
-  }
-  return <MonitorTable rows={shown} roles={roles} annotationKey={v.annotationKey} compact={embed} />;
+  return (
+    <ListState
+      unknown={v.available ? null : <EmptyState title="No monitor can be listed" hint="Ownership needs the ServiceMonitor and PodMonitor lists (see above). The static jobs of each TA are not affected." />}
+      empty={v.monitors.length === 0}
+      filteredOut={shown.length === 0}
+      emptyState={<EmptyState title="No ServiceMonitors or PodMonitors in this cluster" hint="Only the static jobs of each TA are scraped." />}
+      filteredState={<FilteredOut title="No monitor matches these filters" hidden={hidden} noun="monitor" onClear={clear} />}
+    >
+      <MonitorTable rows={shown} roles={roles} annotationKey={v.annotationKey} compact={embed} />
+    </ListState>
+  );
 }

@@ -1,14 +1,10 @@
 import type { Role } from "@/lib/model";
 import type { SplitPart } from "@/lib/views/ownership-view";
 import s from "./ownership.module.css";
+import { formatCount, formatPercent } from "@/lib/format";
 
-const fmt = (n: number) => n.toLocaleString("en-US");
 /** whole percents, but never "0%" or "100%" for a part that is neither */
-function pct(x: number): string {
-  if (x > 0 && x < 0.005) return "<1%";
-  if (x < 1 && x > 0.995) return ">99%";
-  return `${Math.round(x * 100)}%`;
-}
+const pct = (x: number) => formatPercent(x, 0);
 export const ROLE_CLASS: Record<Role, string> = { "per-node": s.rolePerNode, "cluster-scraper": s.roleClusterScraper };
 
 interface Segment {
@@ -20,7 +16,7 @@ interface Segment {
 /** A two-part (or one-part) bar whose segments carry their own numbers; the aria-label repeats them. */
 function SplitBar({ label, unit, segments, unknown }: { label: string; unit: string; segments: Segment[]; unknown?: boolean }) {
   const total = segments.reduce((t, x) => t + x.value, 0);
-  const summary = unknown ? `${label}: unknown` : `${label}: ${segments.map((x) => `${x.role} ${fmt(x.value)} ${unit} (${pct(x.share)})`).join(", ")}`;
+  const summary = unknown ? `${label}: unknown` : `${label}: ${segments.map((x) => `${x.role} ${formatCount(x.value)} ${unit} (${pct(x.share)})`).join(", ")}`;
   return (
     <div className={s.splitRow}>
       <span className={s.splitLabel}>{label}</span>
@@ -30,7 +26,7 @@ function SplitBar({ label, unit, segments, unknown }: { label: string; unit: str
           .filter((x) => x.value > 0 && !unknown)
           .map((x) => (
             <span key={x.role} className={`${s.segment} ${ROLE_CLASS[x.role]}`} style={{ flexGrow: x.value }}>
-              {x.share >= 0.12 ? `${fmt(x.value)} · ${pct(x.share)}` : ""}
+              {x.share >= 0.12 ? `${formatCount(x.value)} · ${pct(x.share)}` : ""}
             </span>
           ))}
       </div>
@@ -68,12 +64,12 @@ export function RoleSplit({ parts, doubles, monitorsKnown, compact }: Props) {
             <span className={s.roleNums}>
               {monitorsKnown ? (
                 <>
-                  <strong>{fmt(p.monitors)}</strong> monitors ({pct(p.monitorShare)})
+                  <strong>{formatCount(p.monitors)}</strong> monitors ({pct(p.monitorShare)})
                 </>
               ) : (
                 "monitors unknown"
               )}{" "}
-              · <strong>{fmt(p.targets)}</strong> targets ({pct(p.targetShare)})
+              · <strong>{formatCount(p.targets)}</strong> targets ({pct(p.targetShare)})
             </span>
             {compact ? null : (
               <span className={s.staticJobs}>

@@ -2,6 +2,7 @@ import type { CSSProperties } from "react";
 import type { TargetClass } from "@/lib/model";
 import { CLASS_LABEL } from "@/components/overview/ClassBar";
 import styles from "./targets.module.css";
+import { formatCount } from "@/lib/format";
 
 const ORDER: TargetClass[] = ["local", "cross_node", "cross_zone", "nodeless", "ghost"];
 
@@ -25,7 +26,7 @@ export function ClassChips({ counts, selected, onToggle }: { counts: Record<stri
           >
             <span className={styles.dot} aria-hidden="true" />
             {CLASS_LABEL[c]}
-            <span className={styles.count}>{counts ? n.toLocaleString("en-US") : "–"}</span>
+            <span className={styles.count}>{counts ? formatCount(n) : "–"}</span>
           </button>
         );
       })}

@@ -7,7 +7,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRef, useState, type ReactNode } from "react";
 import type { TargetRow } from "@/lib/analysis/types";
 import { pagesFor, pagesToFetch, rowAt, samePages, targetKey, type TargetParams, type TargetSort } from "@/lib/views/target-window";
-import { useTargetPages } from "@/components/data/lost-queries";
+import { useTargetPages } from "@/components/data/target-queries";
 import { PlaceholderRow, TargetRowView, type RowLinks } from "@/components/targets/TargetRowView";
 import styles from "./targets.module.css";
 

@@ -6,7 +6,7 @@
 import { usePathname, useSearchParams } from "next/navigation";
 import { ROLES } from "@/lib/model";
 import { filterParams, isFiltered, toggleClass } from "@/lib/views/target-window";
-import { useTargetFacets, useTargetHead } from "@/components/data/lost-queries";
+import { useTargetFacets, useTargetHead } from "@/components/data/target-queries";
 import { ClassChips } from "@/components/targets/ClassChips";
 import { FilterPins } from "@/components/targets/FilterPins";
 import { SearchBox } from "@/components/targets/SearchBox";
@@ -15,12 +15,12 @@ import { PAGE_SIZE, TargetTable } from "@/components/targets/TargetTable";
 import type { FilterPatch, RowLinks } from "@/components/targets/TargetRowView";
 import { NO_FILTERS, serializeTargetFilters, useTargetFilters } from "@/components/targets/useTargetFilters";
 import { DataAge } from "@/components/ui/DataAge";
-import { ErrorState } from "@/components/ui/Panel";
-import { StaleBanner } from "@/components/ui/StaleBanner";
+import { ViewState, type ViewStatus } from "@/components/ui/ViewState";
+import type { TargetsView as TargetsData } from "@/components/data/queries";
 import styles from "./targets.module.css";
+import { formatCount, ROLE_TITLE } from "@/lib/format";
 
 const LOADING_ROWS = 14;
-const n = (v: number) => v.toLocaleString("en-US");
 
 export function TargetsView({ embed = false }: { embed?: boolean }) {
   const [filters, setFilters] = useTargetFilters();
@@ -41,44 +41,55 @@ export function TargetsView({ embed = false }: { embed?: boolean }) {
   };
   const clear = () => setFilters(NO_FILTERS, { history: "push" });
 
-  if (head.isError && !head.data) return <ErrorState message={`Targets (GET /api/v1/targets): ${head.error.message}`} />;
-  const d = head.data;
-  const hidden = d ? d.total - d.matched : 0;
-  const empty = <TargetsEmpty filtered={filtered} hidden={hidden} failing={Boolean(d?.stale.length)} onClear={clear} />;
-  let headline = "loading…";
-  if (d) headline = filtered ? `${n(d.matched)} of ${n(d.total)} match` : `${n(d.total)} targets, who scrapes each`;
-
+  // The skeleton is the view itself without data (toolbar usable, loading rows where the list goes), so the first answer
+  // fills it in place.
+  const frame = (d: TargetsData | undefined, status: ViewStatus | null, note: string | null = null) => {
+    const hidden = d ? d.total - d.matched : 0;
+    const empty = <TargetsEmpty filtered={filtered} hidden={hidden} failing={Boolean(d?.stale.length)} onClear={clear} />;
+    let headline = note ?? "loading…";
+    if (d) headline = filtered ? `${formatCount(d.matched)} of ${formatCount(d.total)} match` : `${formatCount(d.total)} targets, who scrapes each`;
+    return (
+      <div className={`${styles.root} ${embed ? styles.embed : ""}`}>
+        <div className={`${styles.head} ${embed ? styles.embedHead : ""}`}>
+          {embed ? <strong>Targets</strong> : <h1>Targets</h1>}
+          <p aria-live="polite" data-testid="targets-headline">
+            {headline}
+          </p>
+          <span className={styles.age}>
+            {status ? status.age : <DataAge at={undefined} />}
+          </span>
+        </div>
+        {status?.banners}
+        <div className={styles.toolbar}>
+          <SearchBox value={filters.q ?? ""} onCommit={(q) => setFilters({ q: q.trim() ? q : null })} />
+          <select className={`input ${styles.role}`} aria-label="Role" value={filters.role ?? ""} onChange={(e) => setFilters({ role: ROLES.find((r) => r === e.target.value) ?? null }, { history: "push" })}>
+            <option value="">All roles</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {ROLE_TITLE[r]}
+              </option>
+            ))}
+          </select>
+          <ClassChips counts={counts} selected={filters.class} onToggle={(c) => setFilters({ class: toggleClass(filters.class, c) }, { history: "push" })} />
+          <FilterPins filters={filters} filtered={filtered} onRemove={(k) => setFilters({ [k]: null }, { history: "push" })} onClear={clear} />
+        </div>
+        <TargetTable
+          key={JSON.stringify(params)}
+          params={params}
+          firstPage={d?.rows}
+          count={d?.matched ?? LOADING_ROWS}
+          stale={!d || Boolean(status?.updating)}
+          sort={filters.sort}
+          onSort={(sort) => setFilters({ sort })}
+          links={links}
+          empty={empty}
+        />
+      </div>
+    );
+  };
   return (
-    <div className={`${styles.root} ${embed ? styles.embed : ""}`}>
-      <div className={`${styles.head} ${embed ? styles.embedHead : ""}`}>
-        {embed ? <strong>Targets</strong> : <h1>Targets</h1>}
-        <p aria-live="polite">{headline}</p>
-        <span className={styles.age}>
-          <DataAge at={d?.at} pollIntervalMs={d?.pollIntervalMs} />
-        </span>
-      </div>
-      {d ? <StaleBanner stale={d.stale} /> : null}
-      <div className={styles.toolbar}>
-        <SearchBox value={filters.q ?? ""} onCommit={(q) => setFilters({ q: q.trim() ? q : null })} />
-        <select className={`input ${styles.role}`} aria-label="Role" value={filters.role ?? ""} onChange={(e) => setFilters({ role: ROLES.find((r) => r === e.target.value) ?? null }, { history: "push" })}>
-          <option value="">All roles</option>
-          <option value="per-node">Per-node agent</option>
-          <option value="cluster-scraper">Cluster-scraper agent</option>
-        </select>
-        <ClassChips counts={counts} selected={filters.class} onToggle={(c) => setFilters({ class: toggleClass(filters.class, c) }, { history: "push" })} />
-        <FilterPins filters={filters} filtered={filtered} onRemove={(k) => setFilters({ [k]: null }, { history: "push" })} onClear={clear} />
-      </div>
-      <TargetTable
-        key={JSON.stringify(params)}
-        params={params}
-        firstPage={d?.rows}
-        count={d?.matched ?? (head.isPending ? LOADING_ROWS : 0)}
-        stale={head.isPlaceholderData || head.isPending}
-        sort={filters.sort}
-        onSort={(sort) => setFilters({ sort })}
-        links={links}
-        empty={empty}
-      />
-    </div>
+    <ViewState query={head} api="GET /api/v1/targets" skeleton={(note) => frame(undefined, null, note)}>
+      {(d, status) => frame(d, status)}
+    </ViewState>
   );
 }

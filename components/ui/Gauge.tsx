@@ -1,3 +1,4 @@
+import { formatPercent } from "@/lib/format";
 /**
  * A half-circle gauge for a ratio in [0, 1], drawn from props only; the number is in the text, so it reads without colour.
  * `null` shows "n/a" with an empty arc.
@@ -17,7 +18,7 @@ export function Gauge({ value, label, warn = 0.95, bad = 0.8, size = 120, testId
   const circumference = Math.PI * r;
   const v = value === null ? 0 : Math.max(0, Math.min(1, value));
   const colour = value === null ? "var(--border)" : v < bad ? "var(--bad)" : v < warn ? "var(--warn)" : "var(--ok)";
-  const text = value === null ? "n/a" : `${(v * 100).toFixed(v === 1 || v === 0 ? 0 : 1)}%`;
+  const text = formatPercent(value === null ? null : v);
   return (
     <figure style={{ margin: 0, width: size, textAlign: "center" }} aria-label={`${label}: ${text}`} role="img">
       <svg viewBox="0 0 100 58" width={size} height={(size * 58) / 100} aria-hidden="true">

@@ -1,3 +1,4 @@
+import { clockTime } from "@/lib/format";
 /** The dashboard's own API failed on a refetch: the last answer stays on screen, and says so. */
 export function RefreshBanner({ api, error, at }: { api: string; error: Error | null; at: number | undefined }) {
   if (!error) return null;
@@ -6,7 +7,7 @@ export function RefreshBanner({ api, error, at }: { api: string; error: Error | 
       <div>
         <strong>Could not refresh from {api}: showing the last answer</strong>
         {error.message}
-        {at ? ` (data from ${new Date(at).toLocaleTimeString("en-GB", { hour12: false })})` : ""}
+        {at ? ` (data from ${clockTime(at)})` : ""}
       </div>
     </div>
   );

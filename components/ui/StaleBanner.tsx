@@ -1,4 +1,5 @@
 import type { SourceView } from "@/lib/views/summary";
+import { clockTime } from "@/lib/format";
 
 /** Names every source that failed at the last poll; the view keeps showing their last good data. */
 export function StaleBanner({ stale }: { stale: readonly SourceView[] }) {
@@ -15,7 +16,7 @@ export function StaleBanner({ stale }: { stale: readonly SourceView[] }) {
           {stale.map((s) => (
             <li key={s.source}>
               <code>{s.source}</code> {s.state === "stale" ? "stale" : "unavailable"}: {s.error?.message ?? "no answer"}
-              {s.lastSuccess ? ` (last success ${new Date(s.lastSuccess).toLocaleTimeString("en-GB", { hour12: false })})` : ""}
+              {s.lastSuccess ? ` (last success ${clockTime(s.lastSuccess)})` : ""}
               {s.error?.hint ? <span style={{ color: "var(--muted)" }}> - {s.error.hint}</span> : null}
             </li>
           ))}

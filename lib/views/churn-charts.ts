@@ -1,6 +1,7 @@
 /** The churn page's chart rows: timeline counts per role from the API's buckets, locality/ghost/unassigned series. Pure. */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
+import { percentValue } from "@/lib/format";
 import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
 
 export interface TimelineRow {
@@ -50,13 +51,12 @@ export interface SeriesRow {
   unassigned: number | null;
 }
 
-const percent = (v: number | null | undefined) => (v === null || v === undefined ? null : Math.round(v * 1000) / 10);
 
 export function seriesRows(points: readonly SeriesPoint[]): SeriesRow[] {
   return points.map((p) => ({
     t: p.t,
-    locality_pn: percent(p.localityRatio["per-node"]),
-    locality_cs: percent(p.localityRatio["cluster-scraper"]),
+    locality_pn: percentValue(p.localityRatio["per-node"]),
+    locality_cs: percentValue(p.localityRatio["cluster-scraper"]),
     ghosts: p.ghosts,
     unassigned: p.unassigned,
   }));

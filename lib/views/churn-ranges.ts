@@ -2,7 +2,7 @@
  * The churn page's time range: the presets offered (the longer ones only with a Prometheus backend), the range a URL asks
  * for (preset or custom from/to), and the datetime-local input values. Pure.
  */
-import { utcDate, utcTime } from "@/lib/views/churn-view";
+import { utcDate, utcTime } from "@/lib/format";
 
 export const RANGE_KEYS = ["15m", "1h", "6h", "24h", "7d", "30d"] as const;
 export type RangeKey = (typeof RANGE_KEYS)[number];

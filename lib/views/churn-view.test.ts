@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { axisTick, compactNumber, byRole, middleEllipsis, spansDays, utcStamp, utcTime, sourceLine, localOnlyNote } from "@/lib/views/churn-view";
+import { byRole, middleEllipsis, sourceLine, localOnlyNote } from "@/lib/views/churn-view";
 import type { ChurnSource } from "@/lib/views/churn-source";
 
 const T = Date.parse("2026-03-01T12:03:07Z");
@@ -33,23 +33,6 @@ describe("middleEllipsis", () => {
   });
 });
 
-describe("compactNumber", () => {
-  it("fits an axis", () => {
-    expect([0, 950, 9500, 10_000, 160_000, 1_250_000].map(compactNumber)).toEqual(["0", "950", "9.5k", "10k", "160k", "1.3M"]);
-  });
-});
-
-describe("UTC formats", () => {
-  it("are fixed whatever the locale", () => {
-    expect(utcTime(T)).toBe("12:03:07");
-    expect(axisTick(T, false)).toBe("12:03");
-    expect(axisTick(T, true)).toBe("03-01 12:03");
-    expect(utcStamp(T, false)).toBe("12:03:07");
-    expect(utcStamp(T, true)).toBe("03-01 12:03:07");
-    expect(spansDays(T - 3_600_000, T)).toBe(false);
-    expect(spansDays(T - 24 * 3_600_000, T)).toBe(true);
-  });
-});
 
 describe("byRole", () => {
   it("counts what the role filter hides", () => {

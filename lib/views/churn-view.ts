@@ -6,6 +6,7 @@
 import type { Role } from "@/lib/model";
 import type { Flapper, ReadinessEvent, ReadinessKind } from "@/lib/analysis/readiness";
 import type { ChurnSource } from "@/lib/views/churn-source";
+import { spansDays, utcDate, utcMinute, utcTime } from "@/lib/format";
 
 export interface SourceLine {
   text: string;
@@ -40,34 +41,6 @@ export function localOnlyNote(s: ChurnSource | undefined, from: number, to: numb
   };
 }
 
-const pad = (n: number) => String(n).padStart(2, "0");
-
-/** "12:03:07" in UTC, whatever the browser's timezone. */
-export function utcTime(ms: number): string {
-  const d = new Date(ms);
-  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-}
-
-/** "2026-03-01" in UTC. */
-export function utcDate(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
-/** "2026-03-01 12:03" in UTC (minutes), for range bounds. */
-export const utcMinute = (ms: number) => `${utcDate(ms)} ${utcTime(ms).slice(0, 5)}`;
-
-/** True when [from, to] crosses a UTC midnight: times then carry their date. */
-export const spansDays = (from: number, to: number) => utcDate(from) !== utcDate(to);
-
-/** Axis ticks: "12:03" within a day, "03-01 12:00" across days. */
-export function axisTick(ms: number, multiDay: boolean): string {
-  const hm = utcTime(ms).slice(0, 5);
-  return multiDay ? `${utcDate(ms).slice(5)} ${hm}` : hm;
-}
-
-/** "12:03:07", or "03-01 12:03:07" when the range spans days (event times, tooltips). */
-export const utcStamp = (ms: number, multiDay: boolean) => (multiDay ? `${utcDate(ms).slice(5)} ${utcTime(ms)}` : utcTime(ms));
 
 /**
  * Shortens a name in the middle, keeping more of the end: pod names differ in their suffix
@@ -77,15 +50,6 @@ export function middleEllipsis(s: string, max: number): string {
   if (s.length <= max || max < 5) return s;
   const tail = Math.ceil((max - 1) * 0.45);
   return `${s.slice(0, max - 1 - tail)}…${s.slice(s.length - tail)}`;
-}
-
-/** Axis numbers that fit 40 px: 950, 9.5k, 160k, 1.2M. */
-export function compactNumber(n: number): string {
-  const a = Math.abs(n);
-  const fmt = (v: number, unit: string) => `${Number.isInteger(v) || v >= 10 ? Math.round(v) : v.toFixed(1).replace(/\.0$/, "")}${unit}`;
-  if (a >= 1e6) return fmt(n / 1e6, "M");
-  if (a >= 1e3) return fmt(n / 1e3, "k");
-  return String(n);
 }
 
 export const KIND_LABEL: Record<ReadinessKind, string> = {

@@ -4,6 +4,7 @@
  */
 import type { NodeRow, NodeState } from "@/lib/analysis/types";
 import type { Flow, NodesView } from "@/lib/views/nodes";
+import { formatCount as fmt, plural } from "@/lib/format";
 
 /** Worst first: the order of the legend and of the state filter. */
 export const NODE_STATES: readonly NodeState[] = ["ghosts", "no_collector", "degraded", "healthy", "idle"] as const;
@@ -83,11 +84,6 @@ export const shortName = (name: string, suffix: string): string => (suffix && na
 
 export const nodeTargetCount = (n: NodeRow): number => n.targets.local + n.targets.cross_node + n.targets.cross_zone + n.targets.nodeless + n.targets.ghost;
 
-/** One formatter for thousands of labels: toLocaleString builds a new one on every call, which shows at 5,000 nodes. */
-const NUM = new Intl.NumberFormat("en-US");
-export const fmt = (k: number): string => NUM.format(k);
-
-const plural = (k: number, one: string, many = `${one}s`) => `${fmt(k)} ${k === 1 ? one : many}`;
 
 /** The accessible name of a tile: everything its colour and marks say, in words. */
 export function tileLabel(n: NodeRow): string {

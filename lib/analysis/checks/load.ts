@@ -2,6 +2,7 @@
 import type { Check, CheckStatus, Ctx } from "./context";
 import { FLAP_FAIL, FLAP_WARN, IMBALANCE_FAIL, IMBALANCE_MIN_MEAN, IMBALANCE_WARN } from "./context";
 import { collectorsOf, mk, na, notYet, perRole, plural, verdict } from "./util";
+import { formatDecimal } from "@/lib/format";
 
 export function loadImbalance(c: Ctx): Check {
   const base = { id: "load-imbalance", title: "Load balanced over collectors", view: "/collectors", fix: "consistent-hashing keys the ring by target address only: a few jobs with many targets, or a ring rebuilt while collectors were missing, skew it. Check that every collector is eligible and listed, consider least-weighted, or add replicas." } as const;
@@ -15,7 +16,7 @@ export function loadImbalance(c: Ctx): Check {
     const m = s.imbalance.maxOverMean;
     if (rows.length < 2 || m === null || mean < IMBALANCE_MIN_MEAN) return "pass";
     evidence.push(
-      `${r} (${strategy}): max/mean ${m.toFixed(2)}, CV ${s.imbalance.cv?.toFixed(2) ?? "?"} over ${rows.length} collectors; busiest ${rows[0].id} (${rows[0].targets}), idlest ${rows.at(-1)!.id} (${rows.at(-1)!.targets})`,
+      `${r} (${strategy}): max/mean ${formatDecimal(m, 2)}, CV ${formatDecimal(s.imbalance.cv, 2, "?")} over ${rows.length} collectors; busiest ${rows[0].id} (${rows[0].targets}), idlest ${rows.at(-1)!.id} (${rows.at(-1)!.targets})`,
     );
     return m >= IMBALANCE_FAIL ? "fail" : m >= IMBALANCE_WARN ? "warn" : "pass";
   });

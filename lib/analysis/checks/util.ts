@@ -15,15 +15,8 @@ export function cap(items: readonly string[], max = MAX_EVIDENCE): string[] {
   return items.length <= max ? [...items] : [...items.slice(0, max), `and ${items.length - max} more`];
 }
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-export const pct = (r: number) => `${(r * 100).toFixed(1)} %`;
-
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s} s`;
-  if (s < 7200) return `${Math.round(s / 60)} min`;
-  return `${Math.round(s / 3600)} h`;
-}
+/** The wording helpers are the UI's (lib/format), so a check reads like the view it links to. */
+export { plural, formatPercent as pct, formatElapsed as formatAge } from "@/lib/format";
 
 /** What names a check: its id, title and page. */
 export type Base = Pick<Check, "id" | "title" | "view">;

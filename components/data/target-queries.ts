@@ -1,22 +1,11 @@
 "use client";
 /**
- * Query factories of the Lost and Targets views, built on the shared keys and fetcher of ./queries (kept in their own file
- * so the views can grow without editing the shared one).
+ * Hooks of the Targets view's paged listing (head, class facets, further pages), built on `targetsQuery` and the shared
+ * keys of ./queries (kept in their own file so the listing can grow without editing the shared one).
  */
-import { keepPreviousData, queryOptions, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TargetRow } from "@/lib/analysis/types";
-import type { LostView } from "@/lib/views/lost";
-import { POLL_MS, apiPath, getJson, queryKeys, targetsQuery, useCluster } from "@/components/data/queries";
-
-export const lostQuery = (cluster?: string | null) =>
-  queryOptions({
-    queryKey: queryKeys.view(cluster, "lost"),
-    queryFn: ({ signal }) => getJson<LostView>(apiPath("/api/v1/lost", { cluster }), signal),
-    refetchInterval: POLL_MS,
-    placeholderData: keepPreviousData,
-  });
-
-export const useLost = () => useQuery(lostQuery(useCluster()));
+import { targetsQuery, useCluster } from "@/components/data/queries";
 
 type Params = Record<string, string | number | undefined>;
 
