@@ -54,6 +54,15 @@ export async function startTestKube(dir: string): Promise<TestKube> {
     res.on("close", () => up.destroy());
     req.pipe(up);
   });
+  await listenInFront(proxy, kube, api);
+  return kube;
+}
+
+/**
+ * Starts `proxy` (a server in front of the demo Kubernetes API `api`) on 127.0.0.1, points `kube.kubeconfig` at it and
+ * makes `kube.close` stop both.
+ */
+export async function listenInFront(proxy: http.Server, kube: { kubeconfig: string; close: () => Promise<void> }, api: { close(): Promise<void> }): Promise<void> {
   await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   fs.writeFileSync(
@@ -72,5 +81,4 @@ export async function startTestKube(dir: string): Promise<TestKube> {
     await new Promise<void>((r) => proxy.close(() => r()));
     await api.close();
   };
-  return kube;
 }

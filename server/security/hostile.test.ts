@@ -10,7 +10,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import YAML from "yaml";
 import { parseConfig, type ClusterConfig, type TaConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
 import { unescapeJobId } from "@/lib/routing";
@@ -22,6 +21,7 @@ import { until } from "@allocation-lens/test-support/wait";
 import { Store } from "@allocation-lens/demo-cluster/internal/store";
 import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
 import { node, pod } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
+import { listenInFront } from "@/server/kube/test-fixtures";
 
 // ---------------------------------------------------------------------------------------------------------------------
 // a hand-made Target Allocator
@@ -272,25 +272,8 @@ async function startKube(dir: string): Promise<Kube> {
     up.on("error", () => res.destroy());
     req.pipe(up);
   });
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   kube.kubeconfig = path.join(dir, "proxy-kubeconfig.yaml");
-  fs.writeFileSync(
-    kube.kubeconfig,
-    YAML.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "t", cluster: { server: url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "t", user: { token: "t" } }],
-      contexts: [{ name: "t", context: { cluster: "t", user: "t" } }],
-      "current-context": "t",
-    }),
-  );
-  kube.close = async () => {
-    proxy.closeAllConnections();
-    await new Promise<void>((r) => proxy.close(() => r()));
-    await api.close();
-  };
+  await listenInFront(proxy, kube, api);
   return kube;
 }
 
