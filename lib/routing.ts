@@ -3,4 +3,6 @@
  * the demo's TAs route monitors with it and the dashboard's analysis judges ownership with it. Re-exported here so the
  * dashboard says `@/lib/routing`.
  */
-export * from "@allocation-lens/allocation/routing";
+// Named, not `export *` (see lib/model.ts).
+export { DEFAULT_SCRAPER_ANNOTATION, CLUSTER_SCRAPER_VALUE, monitorRole, keepsMonitor, jobName, parseJobName, escapeJobId, unescapeJobId } from "@allocation-lens/allocation/routing";
+export type { MonitorKind, ParsedJob } from "@allocation-lens/allocation/routing";

@@ -6,7 +6,7 @@
  * Messages: {cmd: "start", url, headers, pid} starts both; {cmd: "stop"} answers {latencies, statuses, errors, peakRss}.
  */
 import { parentPort } from "node:worker_threads";
-import { rssOfTree } from "./harness.mts";
+import { rssOfTree } from "./proc.mts";
 
 type Start = { cmd: "start"; url: string; headers: Record<string, string>; pid: number };
 type Stop = { cmd: "stop" };

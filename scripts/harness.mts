@@ -106,63 +106,7 @@ export async function stopAll(): Promise<void> {
   children.clear();
 }
 
-/** The pids of `pid` and its descendants, from /proc (Linux), or from `ps` elsewhere. */
-export function processTree(pid: number): number[] {
-  if (fs.existsSync(`/proc/${pid}/task`)) {
-    const out: number[] = [];
-    const visit = (p: number) => {
-      out.push(p);
-      let tasks: string[] = [];
-      try {
-        tasks = fs.readdirSync(`/proc/${p}/task`);
-      } catch {
-        return;
-      }
-      for (const t of tasks) {
-        let kids = "";
-        try {
-          kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, "utf8");
-        } catch {
-          continue;
-        }
-        for (const k of kids.trim().split(/\s+/).filter(Boolean)) visit(Number(k));
-      }
-    };
-    visit(pid);
-    return out;
-  }
-  const rows = spawnSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" }).stdout.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number));
-  const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [p, pp] of rows) {
-      if (tree.has(pp) && !tree.has(p)) {
-        tree.add(p);
-        grew = true;
-      }
-    }
-  }
-  return [...tree];
-}
-
-/** Resident memory of `pid` and its descendants, in bytes (VmRSS from /proc; `ps` where there is no /proc). */
-export function rssOfTree(pid: number): number {
-  if (fs.existsSync(`/proc/${pid}/status`)) {
-    let sum = 0;
-    for (const p of processTree(pid)) {
-      try {
-        const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"));
-        if (m) sum += Number(m[1]) * 1024;
-      } catch {
-        /* exited meanwhile */
-      }
-    }
-    return sum;
-  }
-  const out = spawnSync("ps", ["-eo", "pid=,rss="], { encoding: "utf8" }).stdout;
-  const rss = new Map(out.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number) as [number, number]));
-  return processTree(pid).reduce((s, p) => s + (rss.get(p) ?? 0) * 1024, 0);
-}
+export { processTree, rssOfTree } from "./proc.mts";
 
 /** The p-th percentile (nearest rank) of `xs`; NaN when empty. */
 export const pct = (xs: number[], p: number) => {
