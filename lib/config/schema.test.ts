@@ -78,9 +78,9 @@ describe("parseConfig", () => {
       maxConnections: 256,
       maxHeaderBytes: 16384,
       maxHeadersCount: 100,
-      maxRequestsPerClient: 32,
+      maxRequestsPerClient: 8,
       requestsPerSecondPerClient: 20,
-      requestBurstPerClient: 100,
+      requestBurstPerClient: 40,
     });
   });
 

@@ -23,7 +23,8 @@ export interface InboundLimits {
   maxHeadersCount: number;
   /**
    * requests of one client (an address, or the user the trusted proxy names) being answered at once; more get 429 at
-   * once. A browser opens at most 6 connections to a host; a client past this floods the server.
+   * once. A browser opens at most 6 connections to a host; a client past this floods the server: each request it has in
+   * flight delays everyone else by its cost.
    */
   maxRequestsPerClient: number;
   /** requests one client may send a second, on average; more get 429 at once (a token bucket, lib/inbound/clients.ts) */
@@ -41,7 +42,7 @@ export const DEFAULT_INBOUND_LIMITS: InboundLimits = {
   maxConnections: 256,
   maxHeaderBytes: 16 * 1024,
   maxHeadersCount: 100,
-  maxRequestsPerClient: 32,
+  maxRequestsPerClient: 8,
   requestsPerSecondPerClient: 20,
-  requestBurstPerClient: 100,
+  requestBurstPerClient: 40,
 };
