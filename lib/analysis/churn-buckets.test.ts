@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Role } from "@/lib/model";
+import { ev } from "@/lib/analysis/test-events";
 import { bucketIndex, series, timeline } from "@/lib/analysis/churn-buckets";
-import type { ReadinessEvent } from "@/lib/analysis/readiness";
 
-const ev = (at: number, pod: string, kind: ReadinessEvent["kind"], role: Role = "per-node", node: string | null = "n1"): ReadinessEvent => ({
-  at,
-  role,
-  pod,
-  node,
-  ready: kind === "became_ready" || kind === "added",
-  kind,
-  reason: null,
-});
 
 describe("churn buckets", () => {
   const range = { from: 0, to: 1000 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Role } from "@/lib/model";
-import { rankFlapping, readinessTransition, ReadinessTracker, type ReadinessEvent } from "@/lib/analysis/readiness";
+import { ev } from "@/lib/analysis/test-events";
+import { rankFlapping, readinessTransition, ReadinessTracker } from "@/lib/analysis/readiness";
 
 function pod(name: string, o: { phase?: string; ready?: boolean; node?: string; deleting?: boolean } = {}) {
   return {
@@ -10,15 +10,6 @@ function pod(name: string, o: { phase?: string; ready?: boolean; node?: string; 
   };
 }
 
-const ev = (at: number, pod: string, kind: ReadinessEvent["kind"], role: Role = "per-node", node: string | null = "n1"): ReadinessEvent => ({
-  at,
-  role,
-  pod,
-  node,
-  ready: kind === "became_ready" || kind === "added",
-  kind,
-  reason: null,
-});
 
 describe("readinessTransition", () => {
   it("reports a first sighting as added, with its readiness", () => {
