@@ -27,10 +27,13 @@ ARG ALLOCATION_LENS_BASE_PATH=""
 COPY --from=deps /src/node_modules ./node_modules
 COPY . .
 # `npm run build` also bundles the server entry (server/inbound/main.ts: our HTTP server with explicit limits and the body
-# gate in front of Next.js) into .next/allocation-lens-server.mjs; the image runs it instead of the standalone server.js
+# gate in front of Next.js) into .next/allocation-lens-server.mjs, and the poll worker (server/poll/worker.ts, the thread
+# that polls, analyses and keeps the history) into .next/allocation-lens-poll-worker.mjs; the image runs the entry instead
+# of the standalone server.js
 RUN ALLOCATION_LENS_STANDALONE=1 ALLOCATION_LENS_BASE_PATH="${ALLOCATION_LENS_BASE_PATH}" npm run build \
  && test -f .next/standalone/server.js \
- && test -f .next/allocation-lens-server.mjs
+ && test -f .next/allocation-lens-server.mjs \
+ && test -f .next/allocation-lens-poll-worker.mjs
 
 FROM ${NODE_IMAGE} AS runtime
 ARG ALLOCATION_LENS_BASE_PATH=""
@@ -52,6 +55,7 @@ COPY --from=build /src/.next/standalone ./
 COPY --from=build /src/.next/static ./.next/static
 COPY --from=build /src/public ./public
 COPY --from=build /src/.next/allocation-lens-server.mjs ./allocation-lens-server.mjs
+COPY --from=build /src/.next/allocation-lens-poll-worker.mjs ./allocation-lens-poll-worker.mjs
 USER 10001:10001
 EXPOSE 3000
 VOLUME ["/data"]

@@ -36,6 +36,17 @@ const nextConfig: NextConfig = {
   transpilePackages: ["@allocation-lens/allocation", "@allocation-lens/demo-cluster"],
   // The Kubernetes client and the demo's certificate library are server-side Node code: keep them out of the bundler.
   serverExternalPackages: ["@kubernetes/client-node", "@peculiar/x509"],
+  // The poll worker (a bundle of its own, scripts/build-server.mjs) loads the SQLite addon from node_modules; nothing in
+  // Next's bundles imports it, so the standalone output is told to carry it.
+  outputFileTracingIncludes: {
+    "/*": [
+      "./node_modules/better-sqlite3/package.json",
+      "./node_modules/better-sqlite3/lib/**/*",
+      "./node_modules/better-sqlite3/build/Release/better_sqlite3.node",
+      "./node_modules/bindings/**/*",
+      "./node_modules/file-uri-to-path/**/*",
+    ],
+  },
 };
 
 export default nextConfig;

@@ -37,6 +37,11 @@ export class AnswerCache<T> {
     return value;
   }
 
+  /** Drops one entry (an answer that must not be kept). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }

@@ -25,7 +25,7 @@ export interface Snapshot {
   cluster: string;
   at: number;
   pollMs: number;
-  /** process CPU time during the poll (includes whatever else the process did meanwhile) */
+  /** CPU time of the poll's thread during the poll (the poll worker's; lib/thread-cpu.ts) */
   pollCpuMs: number;
   pollIntervalMs: number;
   analysis: Analysis;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the server entry (server/inbound/main.ts and what it imports, `next` excepted) into one ES module that Node
-// runs as is: `node allocation-lens-server.mjs` from the app directory. `npm run build` writes it into the build
-// directory (.next/allocation-lens-server.mjs); the Dockerfile copies it beside the standalone output.
+// runs as is (`node allocation-lens-server.mjs` from the app directory), and the poll worker (server/poll/worker.ts) into
+// another beside it. `npm run build` writes both into the build directory (.next/allocation-lens-server.mjs and
+// .next/allocation-lens-poll-worker.mjs); the Dockerfile copies them beside the standalone output.
 //   node scripts/build-server.mjs [--outfile FILE]
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,24 +10,34 @@ import { build } from "esbuild";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** Builds the entry into `outfile`; returns its path. */
+/** The poll worker's bundle, beside the server entry's: the server entry tells Next's bundles where it is. */
+export const POLL_WORKER_FILE = "allocation-lens-poll-worker.mjs";
+
+/** Builds the entry into `outfile`, and the poll worker (server/poll/worker.ts) beside it; returns the entry's path. */
 export async function buildServerEntry(outfile = path.join(root, process.env.ALLOCATION_LENS_DIST_DIR || ".next", "allocation-lens-server.mjs")) {
+  await bundle(path.join(root, "server", "inbound", "main.ts"), outfile);
+  // The worker carries the Kubernetes client, the TA reader, the analysis and the history: all bundled but the SQLite
+  // addon (a native module, loaded from node_modules).
+  await bundle(path.join(root, "server", "poll", "worker.ts"), path.join(path.dirname(outfile), POLL_WORKER_FILE), ["better-sqlite3"]);
+  return outfile;
+}
+
+async function bundle(entry, outfile, external = []) {
   await build({
-    entryPoints: [path.join(root, "server", "inbound", "main.ts")],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: "node",
     target: "node20",
     format: "esm",
     // next stays a package of the app (its node_modules); "server-only" guards React Server Component bundles, not this one
-    external: ["next", "next/*"],
+    external: ["next", "next/*", ...external],
     alias: { "@": root, "server-only": path.join(root, "scripts", "server-only-stub.ts") },
     // CommonJS dependencies bundled into an ES module may call require() for Node built-ins
     banner: { js: 'import { createRequire as __alCreateRequire } from "node:module"; const require = __alCreateRequire(import.meta.url);' },
     logLevel: "warning",
     legalComments: "none",
   });
-  return outfile;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

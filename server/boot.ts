@@ -1,24 +1,21 @@
 import "server-only";
 /**
- * Server start: load the configuration (or start the embedded demo), start one poller per cluster, stop cleanly on
- * SIGTERM/SIGINT. A bad configuration prints each problem and exits non-zero before serving.
+ * Server start: load the configuration (or start the embedded demo), start the poll worker (one poller per cluster, the
+ * churn history), stop cleanly on SIGTERM/SIGINT (the worker stops its pollers and flushes the history). A bad
+ * configuration prints each problem and exits non-zero before serving.
  */
 import { ConfigError } from "@/server/config";
 import { getRuntime } from "@/server/runtime";
-import { startHistory, stopHistory } from "@/server/history/registry";
-import { churnCounters } from "@/server/metrics";
 
 export async function startServerRuntime(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   try {
     const runtime = await getRuntime();
     console.log(`allocation-lens: ${runtime.demo ? "embedded demo cluster" : runtime.configFile}; clusters: ${runtime.config.clusters.map((c) => c.name).join(", ")}`);
-    startHistory(runtime, { counters: churnCounters() });
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
-      stopHistory();
       void runtime.stop().finally(() => process.exit(0));
     };
     process.once("SIGTERM", stop);

@@ -20,6 +20,7 @@ import { startKubeSources, type KubeSources, type KubeObj } from "@/server/kube/
 import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/server/kube/reshape";
 import { BoundedWaiters } from "@/lib/waiters";
 import { SourceErrorLog } from "@/server/net/error-log";
+import { threadCpuMs } from "@/lib/thread-cpu";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
 export const MAX_FIRST_POLL_WAITERS = 256;
@@ -118,7 +119,7 @@ export class ClusterPoller {
 
   private async poll(): Promise<void> {
     const started = performance.now();
-    const cpuStarted = process.cpuUsage();
+    const cpuStarted = threadCpuMs();
     const readings = await Promise.all(
       [...this.tas].map(async ([role, client]) => {
         const status = this.taStatus.get(role)!;
@@ -188,7 +189,7 @@ export class ClusterPoller {
       cluster: this.config.name,
       at: Date.now(),
       pollMs: performance.now() - started,
-      pollCpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpuStarted)),
+      pollCpuMs: threadCpuMs() - cpuStarted,
       pollIntervalMs: this.config.pollIntervalSeconds * 1000,
       analysis,
       sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),

@@ -1,10 +1,11 @@
 import "server-only";
 /**
- * The process-wide runtime: configuration, one poller per cluster, the demo child when there is no configuration.
- * Kept on globalThis so that route bundles and instrumentation share one instance.
+ * The process-wide runtime of the serving thread: configuration, the poll worker with one handle per cluster
+ * (server/poll/host.ts: the polling, the history and the answers live in a worker thread), and the demo child when there
+ * is no configuration. Kept on globalThis so that route bundles and instrumentation share one instance.
  */
 import type { Config } from "@/lib/config/schema";
-import { ClusterPoller } from "@/server/poller";
+import { PollHost, type ClusterHandle } from "@/server/poll/host";
 import { hasSourceTree, launchDemo } from "@allocation-lens/demo-cluster/launcher";
 import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION } from "@/server/config";
 
@@ -12,7 +13,9 @@ export interface Runtime {
   config: Config;
   configFile: string;
   demo: boolean;
-  pollers: Map<string, ClusterPoller>;
+  /** one handle per cluster, by name */
+  pollers: Map<string, ClusterHandle>;
+  host: PollHost;
   startedAt: number;
   stop(): Promise<void>;
 }
@@ -33,17 +36,19 @@ async function create(): Promise<Runtime> {
     demo = true;
     stopDemo = () => void launched.stop();
   }
+  // validated here, before the worker starts, so that a bad file stops the server with every problem named
   const config = loadConfigFile(file);
-  const pollers = new Map(config.clusters.map((c) => [c.name, new ClusterPoller(c)]));
-  for (const p of pollers.values()) p.start();
+  const host = new PollHost(config, file);
+  host.start();
   return {
     config,
     configFile: file,
     demo: demo || Boolean(config.demo),
-    pollers,
+    pollers: host.clusters,
+    host,
     startedAt: Date.now(),
     async stop() {
-      await Promise.all([...pollers.values()].map((p) => p.stop()));
+      await host.stop();
       stopDemo();
     },
   };

@@ -29,7 +29,7 @@ export const DERIVED_METRICS = {
   nodesWithoutCollector: spec("allocation_lens_nodes_without_collector", "gauge", ["cluster"], "Nodes with targets but no per-node agent pod."),
   sourceUp: spec("allocation_lens_source_up", "gauge", ["cluster", "source"], "1 when the source (a TA or a Kubernetes informer) succeeded at the last poll, 0 otherwise."),
   pollDuration: spec("allocation_lens_poll_duration_seconds", "gauge", ["cluster"], "Duration of the last poll of the cluster."),
-  pollCpu: spec("allocation_lens_poll_cpu_seconds", "gauge", ["cluster"], "CPU time of the process during the last poll (reading, validating and analysing)."),
+  pollCpu: spec("allocation_lens_poll_cpu_seconds", "gauge", ["cluster"], "CPU time of the poll thread during the last poll (reading, validating and analysing)."),
   pollBytes: spec("allocation_lens_poll_bytes", "gauge", ["cluster"], "Bytes read from the TAs by the last poll."),
   pollAnswers: spec(
     "allocation_lens_poll_answers",

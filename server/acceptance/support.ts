@@ -33,8 +33,9 @@ export interface Lens {
   truth(): Promise<Truth>;
   /** the demo's control API, with its token */
   control: DemoControl;
+  /** the snapshot of the latest poll that nextSnapshot() waited for */
   latest(): Snapshot;
-  /** resolves with the first snapshot taken after now */
+  /** resolves with (a copy of) the first snapshot taken after now */
   nextSnapshot(timeoutMs?: number): Promise<Snapshot>;
   stop(): Promise<void>;
 }
@@ -91,26 +92,24 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
     }
     process.env.ALLOCATION_LENS_CONFIG = demo.info.dashboardConfig;
     const { getRuntime } = await import("@/server/runtime");
-    const { startHistory } = await import("@/server/history/registry");
-    const { churnCounters } = await import("@/server/metrics");
     const runtime = await getRuntime();
-    // As server/boot.ts does once the runtime is up.
-    startHistory(runtime, { counters: churnCounters() });
     const poller = [...runtime.pollers.values()][0];
     const cluster = poller.config.name;
     const intervalMs = poller.config.pollIntervalSeconds * 1000;
+    // The snapshots live in the poll worker: the test asks for a copy of each one it waits for.
+    let last: Snapshot | undefined;
     const nextSnapshot = (timeoutMs = 10 * intervalMs) =>
-      new Promise<Snapshot>((resolve, reject) => {
+      new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
           off();
           reject(new Error(`no poll finished within ${timeoutMs} ms`));
         }, timeoutMs);
-        const off = poller.onSnapshot((s) => {
+        const off = poller.onSnapshot(() => {
           clearTimeout(timer);
           off();
-          resolve(s);
+          resolve();
         });
-      });
+      }).then(async () => (last = await poller.snapshot()));
     const control = controlClient(demo.info, { timeoutMs: 5000 });
     const lens: Lens = {
       demo,
@@ -135,14 +134,11 @@ export async function startLens(options: StartOptions = {}): Promise<Lens> {
       truth: () => control.truth(),
       control,
       latest: () => {
-        const s = poller.latest;
-        if (!s) throw new Error("no snapshot yet");
-        return s;
+        if (!last) throw new Error("no snapshot yet");
+        return last;
       },
       nextSnapshot,
       async stop() {
-        const { stopHistory } = await import("@/server/history/registry");
-        stopHistory();
         await runtime.stop();
         await demo.close();
       },

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * The churn service: everything the dashboard answers from the churn history.
  *
- * The churn API (GET /api/v1/churn): parse the query, find the cluster's snapshot and history, choose the source (the local
+ * The churn API (GET /api/v1/churn, answered in the poll worker): parse the query, take the cluster's snapshot and history, choose the source (the local
  * store, or the Prometheus-compatible backend of history.prometheus for ranges older than local history), reshape into
  * the churn view (narrowed to `node` and/or `pod` when asked: the node detail's readiness history).
  * A failing backend never empties the view: the local store answers, and the view says so with the backend's error.
@@ -23,9 +23,8 @@ import { SourceError } from "@/lib/source-error";
 import { rankFlapping } from "@/lib/analysis/readiness";
 import type { ChurnLike } from "@/lib/analysis/diagnostics";
 import type { Snapshot } from "@/lib/snapshot";
-import { ApiError, snapshotFor } from "@/server/api";
-import { getRuntime } from "@/server/runtime";
-import { historyFor, startHistory, type ClusterHistory } from "@/server/history/registry";
+import { ApiError } from "@/server/api-error";
+import { historyFor, type ClusterHistory } from "@/server/history/registry";
 import { churnFromPrometheus, matchersOf, prometheusClientFor, type PrometheusChurn } from "@/server/history/prometheus";
 
 type Log = (message: string) => void;
@@ -43,19 +42,6 @@ export interface ChurnContext {
   snapshot: Pick<Parameters<typeof freshness>[0], "cluster" | "at" | "pollIntervalMs" | "sources">;
   history: ClusterHistory;
   config: Pick<Config, "history">;
-}
-
-export async function churnFor(url: string, now = Date.now(), log: Log = (m) => console.warn(m)): Promise<ChurnView> {
-  const params = new URL(url).searchParams;
-  // a bad parameter is a 400 at once, not after waiting for the first poll
-  const early = parseChurnQuery(params, now);
-  if (!early.ok) throw new ApiError(400, "bad_query", early.message);
-  const snapshot = await snapshotFor(url);
-  const runtime = await getRuntime();
-  // A no-op once the runtime has started the history; before that, this starts it (seeded from the next snapshot).
-  const history = historyFor(snapshot.cluster) ?? (startHistory(runtime), historyFor(snapshot.cluster));
-  if (!history) throw new ApiError(503, "history_unavailable", `no churn history for cluster "${snapshot.cluster}"`);
-  return churnAnswer(params, now, { snapshot, history, config: runtime.config }, log);
 }
 
 /**

@@ -15,6 +15,7 @@
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { compilePolicy } from "@/lib/auth/decide";
 import { clientKey, type FailureLimiter } from "@/lib/auth/failures";
 import { isExempt } from "@/lib/auth/paths";
@@ -26,6 +27,9 @@ import { createInboundServer } from "@/server/inbound/server";
 async function main(): Promise<void> {
   (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
   process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+  // The poll worker's bundle sits beside this one (scripts/build-server.mjs); Next's bundles start it (server/poll/host.ts).
+  const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), "allocation-lens-poll-worker.mjs");
+  if (!process.env.ALLOCATION_LENS_POLL_WORKER && fs.existsSync(worker)) process.env.ALLOCATION_LENS_POLL_WORKER = worker;
   const checked = preflight();
   if (!checked.ok) {
     console.error(checked.message);

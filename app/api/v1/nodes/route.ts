@@ -1,10 +1,5 @@
-import { handle, snapshotFor } from "@/server/api";
-import { nodesViewFor } from "@/lib/views/nodes";
-import { freshness } from "@/lib/views/summary";
+import { answer } from "@/server/api";
 
 export async function GET(request: Request) {
-  return handle(async () => {
-    const s = await snapshotFor(request.url);
-    return nodesViewFor(s.analysis, freshness(s));
-  });
+  return answer(request, "nodes");
 }

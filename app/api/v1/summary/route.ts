@@ -1,6 +1,5 @@
-import { handle, snapshotFor } from "@/server/api";
-import { toSummaryView } from "@/lib/views/summary";
+import { answer } from "@/server/api";
 
 export async function GET(request: Request) {
-  return handle(async () => toSummaryView(await snapshotFor(request.url)));
+  return answer(request, "summary");
 }

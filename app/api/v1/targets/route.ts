@@ -1,12 +1,12 @@
-import { clusterFor, handle, queryParams } from "@/server/api";
-import { pageTargets, targetQuerySchema } from "@/lib/views/targets";
-import { freshness } from "@/lib/views/summary";
-import type { TargetsPage } from "@/lib/api/schemas";
+import { answer, handle, queryParams } from "@/server/api";
+import { targetQuerySchema } from "@/lib/views/targets";
 
 export async function GET(request: Request) {
-  return handle(async (): Promise<TargetsPage> => {
-    const query = queryParams(request.url, targetQuerySchema);
-    const { snapshot } = await clusterFor(request.url);
-    return { ...freshness(snapshot), cluster: snapshot.cluster, ...pageTargets(snapshot.analysis.targets, query) };
-  });
+  try {
+    // a bad parameter is a 400 at once, not after waiting for the first poll
+    queryParams(request.url, targetQuerySchema);
+  } catch (e) {
+    return handle(() => Promise.reject(e));
+  }
+  return answer(request, "targets");
 }

@@ -1,0 +1,225 @@
+import "server-only";
+/**
+ * The serving thread's side of the poll worker (server/poll/worker.ts). The worker polls every cluster, keeps the
+ * snapshots and the history, and computes the API answers; this side keeps, per cluster, what the poll's news told it
+ * (SnapshotMeta), the answers the worker pushed after the poll, and a bounded cache of the answers it asked for since.
+ * It never parses or analyses anything: an API request costs a map lookup, or one question to the worker.
+ *
+ * A worker that dies (a bug, out of memory) is started again after a pause that doubles up to 30 s; meanwhile the
+ * answers already here keep being served, questions that need the worker get 503 `poll_worker`, and the reason is logged.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { ClusterConfig, Config } from "@/lib/config/schema";
+import type { Role } from "@/lib/model";
+import type { Snapshot } from "@/lib/snapshot";
+import { AnswerCache } from "@/lib/answer-cache";
+import { BoundedWaiters } from "@/lib/waiters";
+import { ApiError } from "@/server/api-error";
+import { questionKey, type AnswerQuestion } from "@/server/poll/answers";
+import type { Answer, FromWorker, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
+
+/** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
+export const MAX_FIRST_POLL_WAITERS = 256;
+/** Answers asked for (queries with parameters) kept per cluster until the next poll. */
+export const ANSWERS_KEPT_PER_CLUSTER = 256;
+/** A question the worker has not answered in this time fails (503): the worker is stuck or gone. */
+const QUESTION_TIMEOUT_MS = 30_000;
+const RESTART_MAX_MS = 30_000;
+
+type Log = (line: string) => void;
+/** a message to the worker before it is given its id */
+type Question = ToWorker extends infer M ? (M extends { id: number } ? Omit<M, "id"> : never) : never;
+
+/** Where the worker's code is: the built bundle beside the server entry, or the TypeScript source through tsx. */
+export function workerEntry(cwd = process.cwd()): { file: string; entry?: string; execArgv: string[] } {
+  const built = process.env.ALLOCATION_LENS_POLL_WORKER;
+  if (built) return { file: built, execArgv: [] };
+  const source = path.join(cwd, "server", "poll", "worker.ts");
+  const boot = path.join(cwd, "scripts", "ts-worker.mjs");
+  if (fs.existsSync(source) && fs.existsSync(boot)) return { file: boot, entry: source, execArgv: ["--conditions=react-server"] };
+  throw new Error(`no poll worker: set ALLOCATION_LENS_POLL_WORKER to the built allocation-lens-poll-worker.mjs (npm run build), or run from the source tree (${source})`);
+}
+
+export class ClusterHandle {
+  private meta: SnapshotMeta | undefined;
+  private readonly waiters = new BoundedWaiters<SnapshotMeta>(MAX_FIRST_POLL_WAITERS);
+  private readonly listeners = new Set<(s: SnapshotMeta, previous: SnapshotMeta | undefined) => void>();
+  /** pushed answers of the latest poll, and the ones asked for since (cleared at every poll) */
+  private answers: AnswerCache<Answer>;
+
+  constructor(
+    readonly config: ClusterConfig,
+    private readonly host: PollHost,
+  ) {
+    this.answers = new AnswerCache<Answer>(ANSWERS_KEPT_PER_CLUSTER, this.ttlMs());
+  }
+
+  private ttlMs(): number {
+    return Math.max(1000, this.config.pollIntervalSeconds * 1000 * 2);
+  }
+
+  /** What the latest poll said of itself, or undefined before the first poll. */
+  get latest(): SnapshotMeta | undefined {
+    return this.meta;
+  }
+
+  get polls(): number {
+    return this.meta?.polls ?? 0;
+  }
+
+  /** Requests sent to each TA since start, as of the latest poll. */
+  taRequests(): Partial<Record<Role, number>> {
+    return this.meta?.taRequests ?? {};
+  }
+
+  /** The latest poll's summary, waiting up to `timeoutMs` for the first poll; rejects with a WaitRefused. */
+  next(timeoutMs = 15_000): Promise<SnapshotMeta> {
+    if (this.meta) return Promise.resolve(this.meta);
+    return this.waiters.wait(timeoutMs);
+  }
+
+  onSnapshot(listener: (s: SnapshotMeta, previous: SnapshotMeta | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The answer to a question, from what the worker pushed or was asked this poll, or asked now. */
+  answer(question: AnswerQuestion): Promise<Answer> {
+    const key = questionKey(question);
+    return this.answers.get(key, Date.now(), () => this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question }).then(keepOk(key, this.answers)));
+  }
+
+  /** The whole latest snapshot from the worker (tests and debugging; it is a structured copy of ~100 MB at 5,000 nodes). */
+  snapshot(): Promise<Snapshot> {
+    return this.host.ask<Snapshot>({ t: "snapshot", cluster: this.config.name });
+  }
+
+  /** @internal the worker's news of a finished poll */
+  polled(meta: SnapshotMeta, pushed: Array<{ key: string; answer: Answer }>): void {
+    const previous = this.meta;
+    this.meta = meta;
+    this.answers.clear();
+    const now = Date.now();
+    for (const { key, answer } of pushed) this.answers.get(key, now, () => Promise.resolve(answer));
+    for (const l of this.listeners) l(meta, previous);
+    this.waiters.release(meta);
+  }
+}
+
+/** Error answers are sent but not kept: the next request asks again. */
+function keepOk(key: string, cache: AnswerCache<Answer>) {
+  return (a: Answer) => {
+    if (a.status !== 200) queueMicrotask(() => cache.forget(key));
+    return a;
+  };
+}
+
+export class PollHost {
+  readonly clusters: Map<string, ClusterHandle>;
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private stopping = false;
+  private restartMs = 1000;
+  private restartTimer: NodeJS.Timeout | undefined;
+  /** worker starts so far (1 + restarts) */
+  starts = 0;
+
+  constructor(
+    config: Config,
+    private readonly configFile: string,
+    private readonly log: Log = (line) => console.error(line),
+  ) {
+    this.clusters = new Map(config.clusters.map((c) => [c.name, new ClusterHandle(c, this)]));
+  }
+
+  start(): void {
+    const { file, entry, execArgv } = workerEntry();
+    const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry };
+    // Reflect.construct, not `new Worker(file)`: Next's bundler reads the latter as a worker entry to bundle, and the
+    // file is not one of its modules (it is the worker's own bundle, or the TypeScript source run through tsx).
+    const worker: Worker = Reflect.construct(Worker, [file, { workerData: init, execArgv, name: "allocation-lens-poll" }]);
+    this.worker = worker;
+    this.starts++;
+    worker.on("message", (m: FromWorker) => this.receive(m));
+    worker.on("error", (e) => this.log(`allocation-lens: poll worker failed: ${e?.stack ?? e}`));
+    worker.on("exit", (code) => {
+      if (this.worker === worker) this.worker = undefined;
+      this.failPending(`the poll worker exited (code ${code})`);
+      if (this.stopping) return;
+      this.log(`allocation-lens: poll worker exited (code ${code}); starting it again in ${this.restartMs / 1000} s`);
+      this.restartTimer = setTimeout(() => this.start(), this.restartMs);
+      this.restartMs = Math.min(RESTART_MAX_MS, this.restartMs * 2);
+    });
+  }
+
+  private receive(m: FromWorker): void {
+    switch (m.t) {
+      case "started":
+        return;
+      case "log":
+        console[m.level](m.line);
+        return;
+      case "failed":
+        this.log(`allocation-lens: poll worker could not start: ${m.message}`);
+        return;
+      case "polled":
+        this.restartMs = 1000;
+        this.clusters.get(m.cluster)?.polled(m.meta, m.answers);
+        return;
+      case "reply": {
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        this.pending.delete(m.id);
+        clearTimeout(p.timer);
+        if (m.ok) p.resolve(m.value);
+        else p.reject(new ApiError(m.error.status, m.error.code, m.error.message));
+        return;
+      }
+    }
+  }
+
+  private failPending(why: string): void {
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new ApiError(503, "poll_worker", why));
+      this.pending.delete(id);
+    }
+  }
+
+  /** @internal one question to the worker; rejects with an ApiError (503 when the worker is gone or stuck). */
+  ask<T>(message: Question): Promise<T> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new ApiError(503, "poll_worker", "the poll worker is restarting"));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ApiError(503, "poll_worker", `the poll worker did not answer within ${QUESTION_TIMEOUT_MS / 1000} s`));
+      }, QUESTION_TIMEOUT_MS);
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      worker.postMessage({ ...message, id } as ToWorker);
+    });
+  }
+
+  /** The worker's allocation_lens_* exposition text. */
+  metricsText(): Promise<string> {
+    return this.ask<string>({ t: "metrics" });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker) return;
+    try {
+      // the pollers and watches stop and the history is flushed in the worker; bounded, then the thread is ended
+      await Promise.race([this.ask({ t: "stop" }), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    } catch {
+      // gone already
+    }
+    await worker.terminate();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The messages between the serving thread (server/poll/host.ts) and the poll worker (server/poll/worker.ts). Answers travel
+ * as JSON bytes in transferred ArrayBuffers: the serving thread writes them to the socket as they are, without parsing or
+ * copying them.
+ */
+import type { Role } from "@/lib/model";
+import type { Snapshot } from "@/lib/snapshot";
+import type { AnswerQuestion } from "@/server/poll/answers";
+
+/** A snapshot without its analysis: what the serving thread keeps of each poll (readiness, waits, tests). */
+export type SnapshotMeta = Omit<Snapshot, "analysis"> & {
+  /** polls finished so far */
+  polls: number;
+  /** requests sent to each TA since start, at the end of this poll */
+  taRequests: Partial<Record<Role, number>>;
+  /** CPU time the worker spent building the pushed answers after the poll */
+  answersCpuMs: number;
+};
+
+/** A finished answer: HTTP status and the JSON body's bytes. */
+export interface Answer {
+  status: number;
+  body: Uint8Array;
+}
+
+export interface WorkerInit {
+  configFile: string;
+}
+
+export type ToWorker =
+  | { t: "answer"; id: number; cluster: string; question: AnswerQuestion }
+  /** the whole latest snapshot, structured-cloned (tests and debugging; never on a request's path) */
+  | { t: "snapshot"; id: number; cluster: string }
+  /** the exposition text of the worker's registry (allocation_lens_* series) */
+  | { t: "metrics"; id: number }
+  | { t: "stop"; id: number };
+
+export type FromWorker =
+  | { t: "started"; clusters: string[] }
+  | { t: "polled"; cluster: string; meta: SnapshotMeta; answers: Array<{ key: string; answer: Answer }> }
+  | { t: "reply"; id: number; ok: true; value: unknown }
+  | { t: "reply"; id: number; ok: false; error: { status: number; code: string; message: string } }
+  | { t: "failed"; message: string }
+  /** a line the worker logged, printed by the serving thread's console */
+  | { t: "log"; level: "log" | "info" | "warn" | "error" | "debug"; line: string };
