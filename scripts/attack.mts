@@ -14,7 +14,7 @@
  * own expectation (see docs/security.md, "Attack suite").
  *
  * Options: --only A,C,F (a subset), --nodes N (demo size, default 24), --keep (keep the temporary directory with the
- * servers' logs).
+ * servers' logs), --help (the usage, without starting anything).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -30,7 +30,25 @@ import { TaHttp } from "@/server/ta/http";
 import { jobTargetsPath } from "@/server/ta/client";
 import { freePort, hasBuild, pct, startDashboard, startDemo, stopAll, waitReady, type Dashboard } from "./harness.mts";
 
-const { values } = parseArgs({ options: { only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" } } });
+const USAGE = `usage: npm run attack -- [options]
+  --only A,C,F   run these attacks only (letters as in docs/security.md, "Attack suite")
+  --nodes N      the demo cluster's size (default 24)
+  --keep         keep the temporary directory with the servers' logs and configurations
+  --help         this text
+Needs a build (npm run build). Exits 1 when an attack misses a target.`;
+
+const options = { only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" }, help: { type: "boolean" } } as const;
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>["values"];
+try {
+  values = parseArgs({ options }).values;
+} catch (e) {
+  console.error(`${(e as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const ONLY = values.only ? new Set(values.only.toUpperCase().split(",").map((s) => s.trim())) : null;
 const NODES = Number(values.nodes ?? 24);
 const POLL_S = 5;
