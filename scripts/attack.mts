@@ -22,13 +22,12 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import YAML from "yaml";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { jobTargetsPath } from "@/server/ta/client";
-import { freePort, hasBuild, pct, startDashboard, startDemo, stopAll, waitReady, type Dashboard } from "./harness.mts";
+import { freePort, hasBuild, parseCommandLine, pct, startDashboard, startDemo, stopAll, waitReady, type Dashboard } from "./harness.mts";
 
 const USAGE = `usage: npm run attack -- [options]
   --only A,C,F   run these attacks only (letters as in docs/security.md, "Attack suite")
@@ -37,18 +36,7 @@ const USAGE = `usage: npm run attack -- [options]
   --help         this text
 Needs a build (npm run build). Exits 1 when an attack misses a target.`;
 
-const options = { only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" }, help: { type: "boolean" } } as const;
-let values: ReturnType<typeof parseArgs<{ options: typeof options }>>["values"];
-try {
-  values = parseArgs({ options }).values;
-} catch (e) {
-  console.error(`${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = parseCommandLine({ only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" }, help: { type: "boolean" } }, USAGE);
 const ONLY = values.only ? new Set(values.only.toUpperCase().split(",").map((s) => s.trim())) : null;
 const NODES = Number(values.nodes ?? 24);
 const POLL_S = 5;

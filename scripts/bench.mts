@@ -18,14 +18,13 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { chromium, type Browser } from "@playwright/test";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
-import { buildIfMissing, freePort, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
+import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
 
 const USAGE = `usage: npm run bench -- [options]
   --scales N,N,...        cluster sizes in nodes, each run in turn (default 1000,2500,5000); targets are judged at the largest
@@ -53,31 +52,19 @@ const TARGETS = {
 const SMALL_SCALE_POLLS = 4;
 const NODE_MAP_LOADS = 10;
 
-let values: ReturnType<typeof parseOptions>;
-function parseOptions() {
-  return parseArgs({
-    options: {
-      scales: { type: "string" },
-      nodes: { type: "string" },
-      polls: { type: "string" },
-      interval: { type: "string" },
-      profile: { type: "string" },
-      "server-node-args": { type: "string" },
-      soak: { type: "string" },
-      help: { type: "boolean" },
-    },
-  }).values;
-}
-try {
-  values = parseOptions();
-} catch (e) {
-  console.error(`${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = parseCommandLine(
+  {
+    scales: { type: "string" },
+    nodes: { type: "string" },
+    polls: { type: "string" },
+    interval: { type: "string" },
+    profile: { type: "string" },
+    "server-node-args": { type: "string" },
+    soak: { type: "string" },
+    help: { type: "boolean" },
+  },
+  USAGE,
+);
 const SCALES = (values.scales ?? values.nodes ?? "1000,2500,5000").split(",").map((s) => Number(s.trim())).sort((a, b) => a - b);
 if (SCALES.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) {
   console.error(`--scales: integers from 1 to 5000, got "${values.scales ?? values.nodes}"\n${USAGE}`);
