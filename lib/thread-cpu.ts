@@ -1,41 +1,46 @@
 /**
- * CPU time of the calling thread, in milliseconds. In a worker thread `process.cpuUsage()` counts the whole process (every
- * thread); the poll runs in a worker, and its CPU must not include the serving thread's. On Linux the kernel keeps the
- * figure per thread: the first field of /proc/thread-self/schedstat is the nanoseconds this thread has run. Where that file
- * does not exist, the process' figure is the fallback (`threadCpuSource()` says which one is used).
+ * CPU time of the calling thread, for figures such as a poll's CPU when the poll runs in a worker thread:
+ * `process.cpuUsage()` there is the whole process (every thread, the serving one and the GC helpers included).
+ *
+ * On Linux, /proc/thread-self/schedstat read by the thread itself gives its time on CPU in nanoseconds (first field),
+ * exact and cheap. Where it is missing (other systems, a /proc without thread-self), the process's CPU is returned instead,
+ * which is what a single-threaded poll measured before.
  */
 import fs from "node:fs";
 
-const SCHEDSTAT = "/proc/thread-self/schedstat";
-let usable: boolean | undefined;
-
-/** The first field of a schedstat line (nanoseconds on CPU), or null when the line is not one. */
+/** Nanoseconds on CPU from the text of a schedstat file ("<ns on CPU> <ns waiting> <timeslices>"), null when unreadable. */
 export function parseSchedstat(text: string): number | null {
   const first = text.trim().split(/\s+/)[0];
   if (!first || !/^\d+$/.test(first)) return null;
-  return Number(first) / 1e6;
+  return Number(first);
 }
 
-function fromSchedstat(): number | null {
-  try {
-    return parseSchedstat(fs.readFileSync(SCHEDSTAT, "utf8"));
-  } catch {
-    return null;
-  }
-}
+const readSchedstat = () => fs.readFileSync("/proc/thread-self/schedstat", "utf8");
 
-export function threadCpuMs(): number {
-  if (usable !== false) {
-    const ms = fromSchedstat();
-    usable = ms !== null;
-    if (ms !== null) return ms;
-  }
+const processCpuMs = () => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
+};
+
+/**
+ * Milliseconds the calling thread has spent on CPU since it started (a counter: subtract two readings).
+ * `read` and `fallback` are for tests. Do not mix readings from before and after a fallback.
+ */
+export function threadCpuMs(read: () => string = readSchedstat, fallback: () => number = processCpuMs): number {
+  let ns: number | null = null;
+  try {
+    ns = parseSchedstat(read());
+  } catch {
+    /* no /proc/thread-self here */
+  }
+  return ns === null ? fallback() : ns / 1e6;
 }
 
-/** "thread" where the per-thread figure is read, "process" where only the process' is. */
-export function threadCpuSource(): "thread" | "process" {
-  if (usable === undefined) threadCpuMs();
-  return usable ? "thread" : "process";
+/** Whether threadCpuMs() measures the thread (true) or falls back to the whole process (false). */
+export function threadCpuIsPerThread(read: () => string = readSchedstat): boolean {
+  try {
+    return parseSchedstat(read()) !== null;
+  } catch {
+    return false;
+  }
 }

@@ -14,7 +14,7 @@
  * own expectation (see docs/security.md, "Attack suite").
  *
  * Options: --only A,C,F (a subset), --nodes N (demo size, default 24), --keep (keep the temporary directory with the
- * servers' logs).
+ * servers' logs), --help (the usage, without starting anything).
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -22,15 +22,21 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import YAML from "yaml";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { jobTargetsPath } from "@/server/ta/client";
-import { freePort, hasBuild, pct, startDashboard, startDemo, stopAll, waitReady, type Dashboard } from "./harness.mts";
+import { freePort, hasBuild, parseCommandLine, pct, startDashboard, startDemo, stopAll, waitReady, type Dashboard } from "./harness.mts";
 
-const { values } = parseArgs({ options: { only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" } } });
+const USAGE = `usage: npm run attack -- [options]
+  --only A,C,F   run these attacks only (letters as in docs/security.md, "Attack suite")
+  --nodes N      the demo cluster's size (default 24)
+  --keep         keep the temporary directory with the servers' logs and configurations
+  --help         this text
+Needs a build (npm run build). Exits 1 when an attack misses a target.`;
+
+const values = parseCommandLine({ only: { type: "string" }, nodes: { type: "string" }, keep: { type: "boolean" }, help: { type: "boolean" } }, USAGE);
 const ONLY = values.only ? new Set(values.only.toUpperCase().split(",").map((s) => s.trim())) : null;
 const NODES = Number(values.nodes ?? 24);
 const POLL_S = 5;

@@ -1,11 +1,12 @@
 /**
- * What `npm run bench` and `npm run attack` share: the build check, the embedded demo cluster (through the demo package's
+ * What `npm run bench` and `npm run attack` share: their command line, the build check, the embedded demo cluster (through the demo package's
  * launcher, the one place that spawns it and reads its JSON line), the built dashboard as `npm start` runs it on
  * 127.0.0.1, readiness, the RSS of a process tree, percentiles, and stopping every child process on exit.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
 
@@ -19,6 +20,27 @@ const children = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * The command line's options (`parseArgs`, strict): with --help, prints `usage` and exits 0 before anything starts; with
+ * an unknown or malformed option, prints the problem and `usage` and exits 2.
+ */
+export function parseCommandLine<const O extends Options & { help: { type: "boolean" } }>(options: O, usage: string): ReturnType<typeof parseArgs<{ options: O }>>["values"] {
+  let values: ReturnType<typeof parseArgs<{ options: O }>>["values"];
+  try {
+    values = parseArgs({ options }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  if ((values as { help?: boolean }).help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return values;
+}
 
 /** Builds the dashboard (next build) when there is no build yet. */
 export function buildIfMissing(log: (m: string) => void): void {
