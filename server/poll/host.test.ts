@@ -1,0 +1,111 @@
+/**
+ * The serving thread's side of the poll worker against a real worker thread polling the demo cluster on loopback: the
+ * answers pushed after a poll are served without asking the worker, a question with parameters is asked once per poll,
+ * error answers are not kept, and a worker that dies is started again while the answers already here keep being served.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { isMainThread } from "node:worker_threads";
+import { loadConfigFile } from "@/server/config";
+import { PollHost } from "@/server/poll/host";
+import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
+import { until } from "@allocation-lens/test-support/wait";
+
+let demo: DemoCluster;
+let host: PollHost;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  demo = await startDemoCluster({ pollInterval: 1, nodes: 4, seed: 3 });
+  const config = loadConfigFile(demo.info.dashboardConfig);
+  host = new PollHost(config, demo.info.dashboardConfig, (line) => logged.push(line));
+  host.start();
+  await [...host.clusters.values()][0].next(60_000);
+}, 90_000);
+
+afterAll(async () => {
+  await host?.stop();
+  await demo?.close();
+});
+
+const decode = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as Record<string, unknown>;
+
+describe("PollHost", () => {
+  it("polls in the worker: the TAs are read while this thread constructs no poller", async () => {
+    expect(isMainThread).toBe(true);
+    const cluster = [...host.clusters.values()][0];
+    const polls = cluster.polls;
+    const meta = await until(() => cluster.latest, (m) => m.polls >= polls + 1, 20_000, "another poll", 50);
+    expect(meta.taRequestsLastPoll).toBeGreaterThan(0);
+    expect(Object.values(meta.taRequests).every((n) => (n ?? 0) > 0)).toBe(true);
+    // the poll's CPU is the worker thread's: a few ms for 4 nodes, not the process' total since start
+    expect(meta.pollCpuMs).toBeGreaterThanOrEqual(0);
+    expect(meta.pollCpuMs).toBeLessThan(meta.pollMs + 1000);
+  });
+
+  it("serves the pushed answers without asking the worker, and asks a question with parameters once per poll", async () => {
+    const cluster = [...host.clusters.values()][0];
+    const ask = vi.spyOn(host, "ask");
+    try {
+      const polls = cluster.polls;
+      await until(() => cluster.latest, (m) => m.polls > polls, 20_000, "a fresh poll", 20);
+      ask.mockClear();
+      const summary = await cluster.answer({ route: "summary", search: "" });
+      expect(summary.status).toBe(200);
+      expect(decode(summary.body).cluster).toBe(cluster.config.name);
+      // the same question with the cluster named is the same key
+      await cluster.answer({ route: "nodes", search: `?cluster=${cluster.config.name}` });
+      expect(ask).not.toHaveBeenCalled();
+
+      const before = cluster.polls;
+      const a = await cluster.answer({ route: "targets", search: "?limit=5&role=per-node" });
+      const b = await cluster.answer({ route: "targets", search: "?role=per-node&limit=5" });
+      expect(a.status).toBe(200);
+      expect(decode(a.body).rows).toHaveLength(5);
+      // asked once, unless a poll ended between the two questions (then once per poll)
+      expect(ask).toHaveBeenCalledTimes(cluster.polls === before ? 1 : 2);
+      if (cluster.polls === before) expect(b).toBe(a);
+      // a new poll asks again
+      await until(() => cluster.latest, (m) => m.polls > before, 20_000, "the next poll", 20);
+      ask.mockClear();
+      await cluster.answer({ route: "targets", search: "?limit=5&role=per-node" });
+      expect(ask).toHaveBeenCalledTimes(1);
+    } finally {
+      ask.mockRestore();
+    }
+  });
+
+  it("does not keep error answers", async () => {
+    const cluster = [...host.clusters.values()][0];
+    const ask = vi.spyOn(host, "ask");
+    try {
+      const first = await cluster.answer({ route: "node", search: "", name: "no-such-node" });
+      expect(first.status).toBe(404);
+      expect(decode(first.body)).toMatchObject({ error: { code: "unknown_node" } });
+      await new Promise((resolve) => setImmediate(resolve));
+      const second = await cluster.answer({ route: "node", search: "", name: "no-such-node" });
+      expect(second.status).toBe(404);
+      expect(ask).toHaveBeenCalledTimes(2);
+    } finally {
+      ask.mockRestore();
+    }
+  });
+
+  it("starts a worker that died again; meanwhile the answers already here are served and questions get 503", async () => {
+    const cluster = [...host.clusters.values()][0];
+    const summary = await cluster.answer({ route: "summary", search: "" });
+    const polls = cluster.polls;
+    // what an out-of-memory kill or a crash of the thread looks like from here: the thread ends
+    await (host as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    const refused = await cluster.answer({ route: "targets", search: "?limit=7" }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 503, code: "poll_worker" });
+    expect(await cluster.answer({ route: "summary", search: "" })).toBe(summary);
+    expect(logged.some((l) => l.includes("poll worker exited"))).toBe(true);
+    // started again: polls resume (the count restarts with the new worker) and questions are answered
+    await until(() => host.starts, (n) => n === 2, 20_000, "a second worker", 50);
+    const died = Date.now();
+    const resumed = await until(() => cluster.latest, (m) => m.at > died, 30_000, "a poll of the new worker", 50);
+    expect(resumed.polls).toBeLessThan(polls + 1);
+    const again = await cluster.answer({ route: "targets", search: "?limit=7" });
+    expect(again.status).toBe(200);
+  });
+});
