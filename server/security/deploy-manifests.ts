@@ -47,6 +47,21 @@ export function container(objs: Obj[], name: string): Any | undefined {
   return (deployment(objs).spec.template.spec.containers as Any[]).find((c) => c.name === name);
 }
 
+/**
+ * The Deployment's pod and dashboard container, a volume by name and a dashboard mount by path (empty when absent), and the
+ * mounts, of any container, whose volume the pod does not have.
+ */
+export function podParts(objs: Obj[]) {
+  const dep = deployment(objs);
+  const pod = dep.spec.template.spec;
+  const c = container(objs, DASHBOARD_CONTAINER)!;
+  const volumes = new Map<string, Any>((pod.volumes as Any[]).map((v) => [v.name, v]));
+  const volume = (name: string): Any => volumes.get(name) ?? {};
+  const mount = (p: string): Any => (c.volumeMounts as Any[]).find((m) => m.mountPath === p) ?? {};
+  const unmounted = (pod.containers as Any[]).flatMap((ct) => ((ct.volumeMounts ?? []) as Any[]).map((m) => m.name as string)).filter((n) => !volumes.has(n));
+  return { dep, pod, c, volume, mount, unmounted };
+}
+
 /** The configuration the dashboard reads: the generated ConfigMap's config.yaml, parsed and validated. */
 export function renderedConfig(objs: Obj[]): { text: string; config: Config } {
   const cms = find(objs, "ConfigMap").filter((c) => c.metadata.name.startsWith("allocation-lens-config"));

@@ -38,6 +38,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* Every container's: non-root, read-only root filesystem, no privilege escalation, no capabilities, RuntimeDefault seccomp. */}}
+{{- define "allocation-lens.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.securityContext.runAsUser }}
+runAsGroup: {{ .Values.securityContext.runAsGroup }}
+allowPrivilegeEscalation: false
+privileged: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
 {{/* Where a Secret named by the values is mounted in the dashboard's container. */}}
 {{- define "allocation-lens.secretDir" -}}
 {{- printf "/etc/allocation-lens/secrets/%s" . -}}
