@@ -231,6 +231,7 @@ if (!fs.existsSync(HELM)) {
         const m = mount(path.dirname(f));
         expect(m.readOnly, `a read-only mount for ${f}`).toBe(true);
         expect(volume(m.name).secret?.secretName, f).toBeDefined();
+        expect(volume(m.name).secret.defaultMode, `${f}: mode 0440`).toBe(0o440);
       }
       expect(volume(mount("/etc/allocation-lens/config").name).configMap?.name).toBe(`${RELEASE}-config`);
       expect(volume(mount("/tmp").name).emptyDir).toBeDefined();
