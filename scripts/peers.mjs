@@ -1,8 +1,10 @@
-// Test peers that are built rather than installed: oauth2-proxy, from its Go module, for the browser test of embedding
-// behind sign-in (e2e/tests/embed-auth.spec.ts). Built once with `go install` into a cache outside the repository
-// (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE) and reused; `npm test` calls ensureOauth2Proxy() before Playwright.
-// Where Go or the build is missing the test is skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
-// it fails.
+// Test peers that are built rather than installed, each from its Go module with `go install` into a cache outside the
+// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused:
+// - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): `npm test` calls
+//   ensureOauth2Proxy() before Playwright;
+// - helm, for the Helm chart's tests (server/security/helm.test.ts): `npm test` calls ensureHelm() before vitest.
+// Where Go or the build is missing the tests are skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
+// they fail.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,14 +12,11 @@ import path from "node:path";
 
 export const OAUTH2_PROXY_MODULE = "github.com/oauth2-proxy/oauth2-proxy/v7";
 export const OAUTH2_PROXY_VERSION = "v7.15.6";
+export const HELM_MODULE = "helm.sh/helm/v3";
+export const HELM_VERSION = "v3.22.0";
 
 export function peerCache() {
   return process.env.ALLOCATION_LENS_CACHE || path.join(os.homedir(), ".cache", "allocation-lens");
-}
-
-/** Where the binary is (or will be): $ALLOCATION_LENS_OAUTH2_PROXY, or the cache's versioned directory. */
-export function oauth2ProxyPath() {
-  return process.env.ALLOCATION_LENS_OAUTH2_PROXY || path.join(peerCache(), "bin", `oauth2-proxy-${OAUTH2_PROXY_VERSION}`, "oauth2-proxy");
 }
 
 export function requirePeers() {
@@ -30,25 +29,44 @@ export function findGo() {
 }
 
 /**
- * The oauth2-proxy binary, built when absent. Returns { path, built, seconds } or { missing: reason }. The build prints
- * each package as it compiles (go install -v): about 2 minutes on 2 cores the first time, nothing afterwards.
+ * A Go tool built from its module: `name` is the binary, `pkg` the package `go install` builds, `envVar` an environment
+ * variable that names a prebuilt binary instead, `about` how long the first build takes. The binary lives in the cache's
+ * versioned directory bin/<name>-<version>/. `ensure()` builds it when absent and returns { path, built, seconds } or
+ * { missing: reason }; the build prints each package as it compiles (go install -v).
  */
-export function ensureOauth2Proxy({ log = (line) => console.log(line) } = {}) {
-  const bin = oauth2ProxyPath();
-  if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0 };
-  if (process.env.ALLOCATION_LENS_OAUTH2_PROXY) return { missing: `ALLOCATION_LENS_OAUTH2_PROXY=${bin} does not exist` };
-  const go = findGo();
-  if (!go) return { missing: `Go is not installed (/usr/local/go/bin/go, or go on PATH): cannot build ${OAUTH2_PROXY_MODULE}@${OAUTH2_PROXY_VERSION}` };
-  const gobin = path.dirname(bin);
-  fs.mkdirSync(gobin, { recursive: true });
-  log(`building ${OAUTH2_PROXY_MODULE}@${OAUTH2_PROXY_VERSION} with ${go} into ${gobin} (once, then cached; about 2 minutes on 2 cores)`);
-  const started = Date.now();
-  const r = spawnSync(go, ["install", "-v", `${OAUTH2_PROXY_MODULE}@${OAUTH2_PROXY_VERSION}`], {
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, GOBIN: gobin, GOFLAGS: "-buildvcs=false" },
-  });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (r.status !== 0 || !fs.existsSync(bin)) return { missing: `go install ${OAUTH2_PROXY_MODULE}@${OAUTH2_PROXY_VERSION} failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
-  log(`built ${bin} in ${seconds} s`);
-  return { path: bin, built: true, seconds };
+function goPeer({ name, pkg, version, envVar, about }) {
+  const binPath = () => process.env[envVar] || path.join(peerCache(), "bin", `${name}-${version}`, name);
+  const ensure = ({ log = (line) => console.log(line) } = {}) => {
+    const bin = binPath();
+    if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0 };
+    if (process.env[envVar]) return { missing: `${envVar}=${bin} does not exist` };
+    const go = findGo();
+    if (!go) return { missing: `Go is not installed (/usr/local/go/bin/go, or go on PATH): cannot build ${pkg}@${version}` };
+    const gobin = path.dirname(bin);
+    fs.mkdirSync(gobin, { recursive: true });
+    log(`building ${pkg}@${version} with ${go} into ${gobin} (once, then cached; ${about})`);
+    const started = Date.now();
+    const r = spawnSync(go, ["install", "-v", `${pkg}@${version}`], {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, GOBIN: gobin, GOFLAGS: "-buildvcs=false" },
+    });
+    const seconds = Math.round((Date.now() - started) / 1000);
+    if (r.status !== 0 || !fs.existsSync(bin)) return { missing: `go install ${pkg}@${version} failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
+    log(`built ${bin} in ${seconds} s`);
+    return { path: bin, built: true, seconds };
+  };
+  return { path: binPath, ensure };
 }
+
+const OAUTH2_PROXY = goPeer({ name: "oauth2-proxy", pkg: OAUTH2_PROXY_MODULE, version: OAUTH2_PROXY_VERSION, envVar: "ALLOCATION_LENS_OAUTH2_PROXY", about: "about 2 minutes on 2 cores" });
+const HELM = goPeer({ name: "helm", pkg: `${HELM_MODULE}/cmd/helm`, version: HELM_VERSION, envVar: "ALLOCATION_LENS_HELM", about: "about 2 minutes on 2 cores" });
+
+/** Where the oauth2-proxy binary is (or will be): $ALLOCATION_LENS_OAUTH2_PROXY, or the cache's versioned directory. */
+export const oauth2ProxyPath = () => OAUTH2_PROXY.path();
+/** Where the helm binary is (or will be): $ALLOCATION_LENS_HELM, or the cache's versioned directory. */
+export const helmPath = () => HELM.path();
+
+/** The oauth2-proxy binary, built when absent: about 2 minutes on 2 cores the first time, nothing afterwards. */
+export const ensureOauth2Proxy = (options) => OAUTH2_PROXY.ensure(options);
+/** The helm binary (helm.sh/helm/v3), built when absent, as ensureOauth2Proxy. */
+export const ensureHelm = (options) => HELM.ensure(options);

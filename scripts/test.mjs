@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // `npm test`: every test. Installs the Debian test peers it needs when run as root (chromium for e2e, prometheus for the
-// real-client integration test), or stops with a message naming the package; builds oauth2-proxy once with Go (cached,
-// scripts/peers.mjs) for the browser test of embedding behind sign-in. Runs lint and type checks, the unit and
-// integration tests (vitest), builds the app and runs the browser tests (Playwright), then prints `N passed, N failed`
-// computed from the runners' own JSON reports (also written to artifacts/test-summary.json).
+// real-client integration test), or stops with a message naming the package; builds helm (for the Helm chart's tests, before
+// vitest) and oauth2-proxy (for the browser test of embedding behind sign-in) once each with Go (cached, scripts/peers.mjs).
+// Runs lint and type checks, the unit and integration tests (vitest), builds the app and runs the browser tests
+// (Playwright), then prints `N passed, N failed` computed from the runners' own JSON reports (also written to
+// artifacts/test-summary.json).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureOauth2Proxy, requirePeers } from "./peers.mjs";
+import { ensureHelm, ensureOauth2Proxy, requirePeers } from "./peers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const artifacts = path.join(root, "artifacts");
@@ -65,6 +66,17 @@ function vitest(label, name, args) {
   return { runner: name, passed: v.numPassedTests, failed: v.numFailedTests + brokenFiles, skipped: v.numPendingTests + (v.numTodoTests ?? 0) };
 }
 
+/** A Go-built test peer: built once (cached), or the reason it is missing and what that means for its tests. */
+function goPeer(label, ensure, what) {
+  console.log(`\n== test peer: ${label}`);
+  const peer = ensure();
+  if ("missing" in peer) console.log(`npm test: ${peer.missing}: ${what} ${requirePeers() ? "fail (ALLOCATION_LENS_REQUIRE_PEERS=1)" : "are skipped"}`);
+  else console.log(`${label}: ${peer.path}${peer.built ? ` (built in ${peer.seconds} s)` : " (cached)"}`);
+}
+
+// helm for the Helm chart's tests (server/security/helm.test.ts), which vitest runs: built once from its Go module
+goPeer("helm", ensureHelm, "the Helm chart's tests");
+
 results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST]));
 
 if (run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) !== 0) {
@@ -72,10 +84,7 @@ if (run("build", process.execPath, [path.join(root, "node_modules", "next", "dis
 } else {
   results.suites.push(vitest("standalone server test (vitest)", "vitest-standalone", [STANDALONE_TEST]));
   // oauth2-proxy for the embedding-behind-sign-in browser test: built once from its Go module, then cached
-  console.log("\n== test peer: oauth2-proxy");
-  const peer = ensureOauth2Proxy();
-  if ("missing" in peer) console.log(`npm test: ${peer.missing}: the embedding test ${requirePeers() ? "fails (ALLOCATION_LENS_REQUIRE_PEERS=1)" : "is skipped"}`);
-  else console.log(`oauth2-proxy: ${peer.path}${peer.built ? ` (built in ${peer.seconds} s)` : " (cached)"}`);
+  goPeer("oauth2-proxy", ensureOauth2Proxy, "the embedding tests");
   const pwJson = path.join(artifacts, "playwright.json");
   fs.rmSync(pwJson, { force: true });
   run("browser tests (playwright)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });

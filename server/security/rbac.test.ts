@@ -19,12 +19,7 @@ import { waitUntil } from "@allocation-lens/test-support/wait";
 import { Store } from "@allocation-lens/demo-cluster/internal/store";
 import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
 import { kubeApiCalls, startKubeSources, type KubeApiCall } from "@/server/kube/informers";
-import { deployment, find, kustomizations, render, renderedConfig, type Any, type Obj } from "./deploy-manifests";
-
-type Call = { group: string; resource: string; verb: string; namespace: string | undefined };
-
-const key = (c: Call) => `${c.group || "core"}/${c.resource} ${c.verb} ${c.namespace === undefined ? "(cluster-wide)" : `in ${c.namespace}`}`;
-const keys = (calls: readonly Call[]) => [...new Set(calls.map(key))].sort();
+import { deployment, find, grantedCalls, key, keys, kustomizations, render, renderedConfig, type Call } from "./deploy-manifests";
 
 /** A request to the Kubernetes API as an RBAC request: what an API server's authorizer would check. */
 function callOf(method: string, url: string): Call {
@@ -91,44 +86,6 @@ async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: str
     await proxy.close();
   }
   return [...proxy.calls];
-}
-
-/** What the rendered RBAC lets the ServiceAccount do, as calls; and what is wrong with its shape. */
-function grantedCalls(objs: Obj[], sa: { name: string; namespace: string }): { granted: Call[]; problems: string[] } {
-  const granted: Call[] = [];
-  const problems: string[] = [];
-  const roles = new Map(find(objs, "Role").map((r) => [`${r.metadata.namespace}/${r.metadata.name}`, r]));
-  const clusterRoles = new Map(find(objs, "ClusterRole").map((r) => [r.metadata.name as string, r]));
-  const used = new Set<Any>();
-  const grant = (role: Any, namespace: string | undefined, via: string) => {
-    used.add(role);
-    if (role.aggregationRule) problems.push(`${via}: an aggregated ClusterRole grants whatever other roles add`);
-    for (const rule of (role.rules ?? []) as Any[]) {
-      if (rule.resourceNames) problems.push(`${via}: resourceNames`);
-      if (rule.nonResourceURLs) problems.push(`${via}: nonResourceURLs ${rule.nonResourceURLs}`);
-      for (const list of [rule.apiGroups, rule.resources, rule.verbs] as string[][]) if ((list ?? []).includes("*")) problems.push(`${via}: a wildcard in ${JSON.stringify(rule)}`);
-      for (const group of rule.apiGroups ?? []) for (const resource of rule.resources ?? []) for (const verb of rule.verbs ?? []) granted.push({ group, resource, verb, namespace });
-    }
-  };
-  const isSa = (s: Any) => s.kind === "ServiceAccount" && s.name === sa.name && s.namespace === sa.namespace;
-  for (const kind of ["RoleBinding", "ClusterRoleBinding"]) {
-    for (const b of find(objs, kind)) {
-      const via = `${kind} ${b.metadata.namespace ? `${b.metadata.namespace}/` : ""}${b.metadata.name}`;
-      const subjects = (b.subjects ?? []) as Any[];
-      if (!subjects.some(isSa)) {
-        problems.push(`${via} does not bind the dashboard's ServiceAccount`);
-        continue;
-      }
-      if (subjects.length !== 1) problems.push(`${via} binds other subjects too: ${JSON.stringify(subjects)}`);
-      if (b.roleRef.apiGroup !== "rbac.authorization.k8s.io") problems.push(`${via}: roleRef.apiGroup ${b.roleRef.apiGroup}`);
-      const namespace = kind === "RoleBinding" ? (b.metadata.namespace as string) : undefined;
-      const role = b.roleRef.kind === "Role" && namespace ? roles.get(`${namespace}/${b.roleRef.name}`) : b.roleRef.kind === "ClusterRole" ? clusterRoles.get(b.roleRef.name) : undefined;
-      if (!role) problems.push(`${via} refers to ${b.roleRef.kind} ${b.roleRef.name}, which is not rendered${kind === "RoleBinding" ? ` in ${namespace}` : ""}`);
-      else grant(role, namespace, `${via} -> ${b.roleRef.kind} ${b.roleRef.name}`);
-    }
-  }
-  for (const r of [...roles.values(), ...clusterRoles.values()]) if (!used.has(r)) problems.push(`${r.kind} ${r.metadata.name} is bound to nothing`);
-  return { granted, problems };
 }
 
 let api: KubeApiServer;
