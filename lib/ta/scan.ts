@@ -343,30 +343,36 @@ export class JobTargetsScanner {
    */
   private run(buf: Uint8Array, p: number, last: boolean): number {
     const dv = view(buf);
+    let unit = this.unit; // written back on return
     for (;;) {
       short = false;
       let next: number;
-      switch (this.unit) {
+      switch (unit) {
         case Unit.Open: {
           const open = byteAt(buf, p);
           const close = open === OPEN_CURLY ? byteAt(buf, p + 1) : -1;
           if (close === CLOSE_CURLY) {
             next = p + 2;
-            this.unit = Unit.Trail;
+            unit = Unit.Trail;
           } else if (open === OPEN_CURLY && close >= 0) {
             next = p + 1;
-            this.unit = Unit.Head;
+            unit = Unit.Head;
           } else next = -1;
           break;
         }
         case Unit.Head:
           next = this.head(buf, dv, p);
-          if (next >= 0) this.unit = Unit.ItemOrEnd;
+          if (next < 0) break;
+          // most entries have no items: their end (`]},` or `]}}`) is read with the head when it is at hand
+          if (next + 2 < buf.length && buf[next] === CLOSE_SQUARE && buf[next + 1] === CLOSE_CURLY && (buf[next + 2] === COMMA || buf[next + 2] === CLOSE_CURLY)) {
+            if (buf[next + 2] === CLOSE_CURLY) unit = Unit.Trail;
+            next += 3;
+          } else unit = Unit.ItemOrEnd;
           break;
         case Unit.ItemOrEnd: {
           const c = byteAt(buf, p);
           next = c < 0 ? -1 : p;
-          if (c >= 0) this.unit = c === CLOSE_SQUARE ? Unit.EntryEnd : Unit.Item;
+          if (c >= 0) unit = c === CLOSE_SQUARE ? Unit.EntryEnd : Unit.Item;
           break;
         }
         case Unit.Item: {
@@ -377,14 +383,14 @@ export class JobTargetsScanner {
             this.targets.length = before; // the item is read again, whole, with more bytes
             next = -1;
           } else if (c === COMMA) next++;
-          else this.unit = Unit.EntryEnd;
+          else unit = Unit.EntryEnd;
           break;
         }
         case Unit.EntryEnd: {
           const after = byteAt(buf, p) === CLOSE_SQUARE && byteAt(buf, p + 1) === CLOSE_CURLY ? byteAt(buf, p + 2) : -1;
           next = after === COMMA || after === CLOSE_CURLY ? p + 3 : -1;
-          if (after === COMMA) this.unit = Unit.Head;
-          else if (after === CLOSE_CURLY) this.unit = Unit.Trail;
+          if (after === COMMA) unit = Unit.Head;
+          else if (after === CLOSE_CURLY) unit = Unit.Trail;
           break;
         }
         case Unit.Trail:
@@ -395,12 +401,14 @@ export class JobTargetsScanner {
               return p;
             }
           }
+          this.unit = unit;
           return p;
         case Unit.Refused:
+          this.unit = unit;
           return p;
       }
       if (next < 0) {
-        if (!short || last) this.unit = Unit.Refused;
+        this.unit = !short || last ? Unit.Refused : unit;
         return p;
       }
       p = next;
