@@ -361,6 +361,7 @@ export class JobTargetsScanner {
           break;
         }
         case Unit.Head:
+          p = this.repeated(buf, dv, p);
           next = this.head(buf, dv, p);
           if (next < 0) break;
           // most entries have no items: their end (`]},` or `]}}`) is read with the head when it is at hand
@@ -413,6 +414,26 @@ export class JobTargetsScanner {
       }
       p = next;
     }
+  }
+
+  /**
+   * The entries from `p` on that repeat the previous answer's, without items (most of an answer at 5,000 collectors), in
+   * one loop: each is three word-wise comparisons and `]},`. Returns where the first other entry starts.
+   */
+  private repeated(buf: Uint8Array, dv: DataView, p: number): number {
+    const { previous, collectors, prefix } = this;
+    if (!this.following || !prefix) return p;
+    const t = this.templates!;
+    const prefixLength = prefix.byteLength;
+    for (let i = collectors.length; i < previous.length; i++) {
+      const head = t.tail[i] - t.head[i];
+      const end = p + head + prefixLength + t.head[i + 1] - t.tail[i];
+      if (end + 3 > buf.length || buf[end] !== CLOSE_SQUARE || buf[end + 1] !== CLOSE_CURLY || buf[end + 2] !== COMMA) break;
+      if (!same(dv, p, t.bytes, t.head[i], head) || !same(dv, p + head, prefix, 0, prefixLength) || !same(dv, p + head + prefixLength, t.bytes, t.tail[i], end - p - head - prefixLength)) break;
+      collectors.push(previous[i]);
+      p = end + 3;
+    }
+    return p;
   }
 
   /** An entry's head at `p`: `"<name>":{"_link":"<prefix><name>","targets":[`; the index after it, or -1. */
