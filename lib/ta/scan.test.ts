@@ -2,12 +2,15 @@
  * The scanner is a fast path: whenever it answers, its answer must be the general path's (JSON.parse, then
  * extractJobTargets), byte for byte; whenever the general path fails, it must not answer. Checked on generated answers in
  * the TAs' compact shape (with hostile strings, Go's HTML escapes, repeated labels and keys, non-ASCII), on the same
- * answers corrupted byte by byte, and with collector lists carried from one answer to the next as a poll does.
+ * answers corrupted byte by byte, and with collector lists carried from one answer to the next as a poll does. Every
+ * answer is also fed to the streaming scanner in chunks (random cuts, one byte at a time, and one cut at each position
+ * inside an escape, a multi-byte UTF-8 character, a number or a keyword), which must answer as the whole-buffer scan does.
  */
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { extractJobTargets, type ExtractResult } from "./extract";
-import { scanJobTargets } from "./scan";
+import { JobTargetsScanner, scanJobTargets } from "./scan";
 
 const general = (bytes: Uint8Array): ExtractResult | null => {
   try {
@@ -17,9 +20,46 @@ const general = (bytes: Uint8Array): ExtractResult | null => {
   }
 };
 
-/** The scanner's answer agrees with the general path's; returns the scanner's answer. */
-function agrees(bytes: Uint8Array, previous: readonly string[] = []) {
+/** The streaming scanner fed `bytes` cut at `cuts` (positions, in any order), and the most bytes it held meanwhile. */
+function streamed(bytes: Uint8Array, cuts: Iterable<number>, previous: readonly string[] = []) {
+  const scanner = new JobTargetsScanner(previous);
+  let from = 0;
+  let retained = 0;
+  for (const cut of [...cuts, bytes.length].map((c) => Math.min(c, bytes.length)).sort((a, b) => a - b)) {
+    scanner.feed(bytes.subarray(from, cut));
+    retained = Math.max(retained, scanner.retainedBytes);
+    from = cut;
+  }
+  return { result: scanner.end(), retained };
+}
+
+const DIGIT_OR_KEYWORD = new Set(Buffer.from("0123456789-+.eEnultrfas"));
+/** Positions just after a byte that starts or continues an escape, a UTF-8 sequence, a number or a keyword. */
+function insideTokens(bytes: Uint8Array): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x5c || bytes[i] >= 0x80 || DIGIT_OR_KEYWORD.has(bytes[i])) at.push(i + 1);
+  // at most 12 of them, spread over the answer (the property tests' thousands of answers cover the rest)
+  return at.length <= 12 ? at : Array.from({ length: 12 }, (_, k) => at[Math.floor(((k + 0.5) * at.length) / 12)]);
+}
+
+const everyByte = (bytes: Uint8Array) => Array.from({ length: bytes.length }, (_, i) => i);
+
+/**
+ * The scanner's answer agrees with the general path's, and fed in chunks (`cuts`, one byte at a time, one cut inside
+ * each kind of token) it answers as it does fed whole; returns the scanner's answer.
+ */
+function agrees(bytes: Uint8Array, previous: readonly string[] = [], cuts: readonly number[] = []) {
   const fast = scanJobTargets(bytes, previous);
+  const splits = [cuts, everyByte(bytes), ...insideTokens(bytes).map((c) => [c])];
+  for (const split of splits) {
+    const { result } = streamed(bytes, split, previous);
+    // compared cheaply first: the failure message is only built for a failure
+    if (!isDeepStrictEqual(result, fast) || (result?.collectors === previous) !== (fast?.collectors === previous)) {
+      const message = `cut at ${split.slice(0, 20).join(",")}: ${Buffer.from(bytes).toString("utf8").slice(0, 200)}`;
+      expect(result, message).toEqual(fast);
+      expect(result?.collectors === previous, message).toBe(fast?.collectors === previous);
+    }
+  }
   const slow = general(bytes);
   if (fast) {
     expect(slow, Buffer.from(bytes).toString("utf8").slice(0, 400)).not.toBeNull();
@@ -77,6 +117,8 @@ const item = fc.record({ address: fc.oneof(fc.constant("10.0.0.1:9100"), text), 
 const entry = fc.record({ name: podName, items: fc.oneof({ weight: 3, arbitrary: fc.constant([] as { address: string; labels: Pairs }[]) }, { weight: 2, arbitrary: fc.array(item, { maxLength: 3 }) }) });
 const prefix = fc.oneof({ weight: 4, arbitrary: fc.constant("/jobs/serviceMonitor%2Fobs%2Fnode-exporter%2F0/targets?collector_id=") }, { weight: 1, arbitrary: text });
 const answer = fc.record({ entries: fc.array(entry, { maxLength: 6 }), prefix, go: fc.boolean() });
+/** where a streamed answer is cut into chunks (positions past its end are its end) */
+const cuts = fc.array(fc.nat({ max: 2000 }), { maxLength: 8 });
 
 describe("scanJobTargets", () => {
   it("reads a TA's answer as the general path does, and gives back the previous collector list when it is repeated", () => {
@@ -134,8 +176,8 @@ describe("scanJobTargets", () => {
   it("answers as JSON.parse + extractJobTargets would, or not at all, on generated answers", () => {
     let answered = 0;
     fc.assert(
-      fc.property(answer, ({ entries, prefix, go }) => {
-        if (agrees(Buffer.from(serialise(entries, prefix, go)))) answered++;
+      fc.property(answer, cuts, ({ entries, prefix, go }, at) => {
+        if (agrees(Buffer.from(serialise(entries, prefix, go)), [], at)) answered++;
       }),
       { numRuns: 3000 },
     );
@@ -145,7 +187,7 @@ describe("scanJobTargets", () => {
   it("never answers differently on corrupted answers (a byte removed, inserted or replaced)", () => {
     const mutation = fc.record({ at: fc.nat(), kind: fc.constantFrom("remove", "insert", "replace"), byte: fc.oneof(fc.constantFrom(...Buffer.from('"\\{}[],: \n\t0a')), fc.integer({ min: 0, max: 255 })) });
     fc.assert(
-      fc.property(answer, fc.array(mutation, { minLength: 1, maxLength: 3 }), ({ entries, prefix, go }, mutations) => {
+      fc.property(answer, fc.array(mutation, { minLength: 1, maxLength: 3 }), cuts, ({ entries, prefix, go }, mutations, at) => {
         let bytes = Buffer.from(serialise(entries, prefix, go));
         for (const m of mutations) {
           const i = m.at % (bytes.length + 1);
@@ -153,7 +195,7 @@ describe("scanJobTargets", () => {
           else if (m.kind === "insert") bytes = Buffer.concat([bytes.subarray(0, i), Buffer.from([m.byte]), bytes.subarray(i)]);
           else if (i < bytes.length) bytes[i] = m.byte;
         }
-        agrees(bytes);
+        agrees(bytes, [], at);
       }),
       { numRuns: 5000 },
     );
@@ -172,18 +214,91 @@ describe("scanJobTargets", () => {
     fc.assert(
       fc.property(
         names.chain((pool) => fc.tuple(fc.constant(pool), fc.array(job(pool), { minLength: 1, maxLength: 5 }))),
-        ([pool, jobs]) => {
+        cuts,
+        ([pool, jobs], at) => {
           let previous: readonly string[] = [];
           for (const j of [{ pick: pool, shuffle: false, items: [], extra: undefined, prefix: "/p?c=" }, ...jobs]) {
             const list = j.shuffle ? [...j.pick].reverse() : [...j.pick];
             if (j.extra !== undefined) list.push(j.extra);
             const entries: Entry[] = list.map((name, i) => ({ name, items: i === 0 ? j.items : [] }));
-            const r = agrees(Buffer.from(serialise(entries, j.prefix, false)), previous);
+            const r = agrees(Buffer.from(serialise(entries, j.prefix, false)), previous, at);
             if (r) previous = r.collectors;
           }
         },
       ),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe("JobTargetsScanner", () => {
+  /** A job's answer at the dashboard's scale: 5,000 collectors, a target on every third, ten labels each. */
+  const large = (collectors: readonly string[]) =>
+    Buffer.from(
+      serialise(
+        collectors.map((name, i) => ({
+          name,
+          items:
+            i % 3 === 0
+              ? [
+                  {
+                    address: `10.0.${i >> 8}.${i & 255}:9100`,
+                    labels: [
+                      ["__address__", `10.0.${i >> 8}.${i & 255}:9100`],
+                      ["__meta_kubernetes_namespace", "observability"],
+                      ["__meta_kubernetes_pod_name", `node-exporter-${i}`],
+                      ["__meta_kubernetes_pod_node_name", `ip-10-0-${i >> 8}-${i & 255}.ec2.internal`],
+                      ["__meta_kubernetes_pod_label_app_kubernetes_io_name", "node-exporter"],
+                      ["__meta_kubernetes_pod_ip", `10.0.${i >> 8}.${i & 255}`],
+                      ["__meta_kubernetes_pod_container_port_number", "9100"],
+                      ["__meta_kubernetes_pod_ready", "true"],
+                      ["__meta_kubernetes_pod_phase", "Running"],
+                      ["__meta_kubernetes_pod_uid", `4f8c2a7e-0000-4000-8000-${String(i).padStart(12, "0")}`],
+                    ] as Pairs,
+                  },
+                ]
+              : [],
+        })),
+        "/jobs/serviceMonitor%2Fobs%2Fnode-exporter%2F0/targets?collector_id=",
+        true,
+      ),
+    );
+  const names = Array.from({ length: 5000 }, (_, i) => `cloudwatch-agent-${i.toString(36).padStart(5, "0")}`);
+
+  it("holds one unit's bytes of a large answer, never the answer, however it is cut", () => {
+    const bytes = large(names);
+    expect(bytes.length).toBeGreaterThan(1_000_000);
+    const whole = scanJobTargets(bytes);
+    expect(whole!.collectors).toHaveLength(5000);
+    expect(whole!.targets).toHaveLength(1667);
+    for (const size of [65536, 16384, 1000, 7, 1]) {
+      const at = Array.from({ length: Math.ceil(bytes.length / size) }, (_, k) => k * size);
+      const { result, retained } = streamed(bytes, at, whole!.collectors);
+      expect(result!.collectors, `chunks of ${size}`).toBe(whole!.collectors);
+      expect(result!.targets).toEqual(whole!.targets);
+      // an item is about 600 bytes: the carry holds at most about twice the longest unit that crossed a chunk's end
+      expect(retained, `chunks of ${size}`).toBeLessThan(4096);
+    }
+  });
+
+  it("refuses as soon as the shape is not the TAs', and tells when the shape has been seen", () => {
+    const pretty = new JobTargetsScanner();
+    pretty.feed(Buffer.from('{\n  "a'));
+    expect(pretty.refused).toBe(true);
+    expect(pretty.shapeSeen).toBe(false);
+    const compact = new JobTargetsScanner();
+    compact.feed(Buffer.from('{"pod-a":{"_link":"/l?c=pod-a","targ'));
+    expect(compact.shapeSeen).toBe(false);
+    compact.feed(Buffer.from('ets":[{"targets":["1.2.3.4:80"],"labels":{"k":"v"}},{"targets":["1.2.3.6:80"],"labels":{"k":"v"}},{"targets":["1.2.3.5:80"],"labels":{"k":'));
+    expect(compact.shapeSeen).toBe(true);
+    expect(compact.refused).toBe(false);
+    compact.feed(Buffer.from('1}}]}}'));
+    expect(compact.end()).toBeNull();
+    expect(compact.refused).toBe(true);
+    // cut off: a whole-buffer scan of the same bytes refuses them too
+    const cut = new JobTargetsScanner();
+    cut.feed(Buffer.from('{"pod-a":{"_link":"/l?c=pod-a","targets":[]}'));
+    expect(cut.refused).toBe(false);
+    expect(cut.end()).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The fast path of a poll: read one `/jobs/{job}/targets` answer straight from its bytes, without building a string of
- * it or a JavaScript object for each of its entries.
+ * The fast path of a poll: read one `/jobs/{job}/targets` answer straight from its bytes as they arrive, without building
+ * a string of it or a JavaScript object for each of its entries, and without holding the answer.
  *
  * At 5,000 collectors a job's answer is mostly `"<pod>":{"_link":"<prefix><pod>","targets":[]}` repeated 5,000 times
  * (docs/target-allocator.md), and the rest is discovered labels of which a poll keeps one (the node). JSON.parse materialises
@@ -18,9 +18,26 @@
  *
  * It is a fast path, not a parser: anything outside that shape (whitespace, another key order, a missing `_link`, a
  * collector name that is not a plain pod name, `null` targets, several addresses, an item without labels, a duplicate
- * collector, invalid JSON anywhere) returns null, and the caller takes the general path (JSON.parse, then
- * `extractJobTargets`), which also names the problem. When it returns a result, it is the one that path would return: a
- * differential property test (scan.test.ts) holds it to that, on generated answers and on corrupted ones.
+ * collector, invalid JSON anywhere) is refused, and the caller takes the general path (JSON.parse, then
+ * `extractJobTargets`), which also names the problem. When it gives a result, it is the one that path would give: a
+ * differential property test (scan.test.ts) holds it to that, on generated answers and on corrupted ones, whole and fed
+ * in random chunks.
+ *
+ * Streaming (`JobTargetsScanner`: feed(chunk) ... end()). The grammar above is read in units: the opening brace, an
+ * entry's head (`"<name>":{"_link":"...","targets":[`), one item with the separator after it, an entry's end (`]}` and
+ * the byte after it), the trailing whitespace. A unit is read from the chunk where it starts, in place; state (collector
+ * list, targets, the link prefix) changes only when a whole unit has been read. A unit that runs past the chunk's end is
+ * not refused: its bytes (the carry) are copied aside and it is read again, from the carry, once the carry has about
+ * doubled (so a peer sending one byte at a time costs a linear number of re-reads, not a quadratic one); as soon as a
+ * unit ends inside the new chunk, reading goes on in that chunk in place. What a scanner holds of an answer is therefore
+ * one unit's bytes (at most about twice the longest entry head or item, `retainedBytes`), the link prefix, and the
+ * results (collector list and kept targets), never the answer. `end()` reads what is left as the last bytes: a unit
+ * that still runs past them is refused, as a whole-buffer scan of a cut answer is. `scanJobTargets(bytes)` is one feed
+ * and end().
+ *
+ * Every read past the bytes at hand sets `short` instead of failing the unit for good, so a unit's outcome over a prefix
+ * of the stream that holds all of it is the outcome over the whole answer: that is what makes any chunking give the
+ * whole-buffer result.
  */
 import { NODE_LABELS, ENDPOINTSLICE_TARGET_KIND, ENDPOINTSLICE_TARGET_NAME, targetNode } from "@allocation-lens/allocation/node";
 import type { AssignedTarget, ExtractedJob } from "./extract";
@@ -50,11 +67,27 @@ const utf8 = new TextDecoder("utf-8");
 const CHECKED = new WeakSet<readonly string[]>();
 
 /**
+ * Set by every read past the end of the bytes at hand: the unit being read failed for want of bytes, not for its shape
+ * (it is read again when more have arrived). Cleared before each unit.
+ */
+let short = false;
+
+/** The byte at `p`, or -1 (setting `short`) past the end. */
+function byteAt(buf: Uint8Array, p: number): number {
+  if (p < buf.length) return buf[p];
+  short = true;
+  return -1;
+}
+
+/**
  * Whether `length` bytes of `a` at `pa` equal those of `b` at `pb`: four bytes at a time (a DataView load is one machine
  * load; a byte loop over a Uint8Array is about four times slower on these answers).
  */
 function same(a: DataView, pa: number, b: DataView, pb: number, length: number): boolean {
-  if (pa + length > a.byteLength || pb + length > b.byteLength) return false;
+  if (pa + length > a.byteLength || pb + length > b.byteLength) {
+    short = true;
+    return false;
+  }
   let k = 0;
   for (; k + 4 <= length; k += 4) if (a.getUint32(pa + k) !== b.getUint32(pb + k)) return false;
   for (; k < length; k++) if (a.getUint8(pa + k) !== b.getUint8(pb + k)) return false;
@@ -104,9 +137,10 @@ function templatesOf(names: readonly string[]): Templates {
 let escaped = false;
 
 /**
- * The index of the quote closing the JSON string whose content starts at `p`, or -1 when there is none or the string
- * holds a control character (invalid JSON). Sets `escaped`. Four bytes at a time while none of them is a quote, a
- * backslash or a control character (the bit tricks of "Bit Twiddling Hacks": a byte equal to / less than n).
+ * The index of the quote closing the JSON string whose content starts at `p`, or -1 when there is none in the bytes at
+ * hand (setting `short`) or the string holds a control character (invalid JSON). Sets `escaped`. Four bytes at a time
+ * while none of them is a quote, a backslash or a control character (the bit tricks of "Bit Twiddling Hacks": a byte
+ * equal to / less than n).
  */
 function stringEnd(dv: DataView, p: number): number {
   escaped = false;
@@ -120,7 +154,10 @@ function stringEnd(dv: DataView, p: number): number {
       p += 4;
     }
     const end = Math.min(p + 4, length);
-    if (p >= end) return -1;
+    if (p >= end) {
+      short = true;
+      return -1;
+    }
     for (; p < end; p++) {
       const c = dv.getUint8(p);
       if (c === QUOTE) return p;
@@ -154,111 +191,311 @@ function plainNameEnd(buf: Uint8Array, p: number): number {
     if (letter) letters = true;
     else if (!digit && ((c !== 0x2d && c !== 0x2e) || k === p)) return -1;
   }
+  short = true;
   return -1;
-}
-
-/**
- * One job's answer as `extractJobTargets(JSON.parse(text))` would give it when that succeeds, or null when the bytes are
- * not in the compact shape above (the caller then takes the general path). `previous`: the collector list this scanner
- * returned for the last answer from the same TA; when this answer lists the same collectors in the same order, that very
- * array is returned.
- */
-export function scanJobTargets(buf: Uint8Array, previous: readonly string[] = []): ExtractedJob | null {
-  const dv = view(buf);
-  const length = buf.length;
-  if (buf[0] !== OPEN_CURLY) return null;
-  let p = 1;
-  const collectors: string[] = [];
-  const targets: AssignedTarget[] = [];
-  let following = previous.length > 0 && CHECKED.has(previous); // names so far are previous[0..i)
-  const templates = following ? templatesOf(previous) : null;
-  let seen: Set<string> | null = following ? null : new Set();
-  let prefixStart = -1;
-  let prefixLength = 0;
-
-  if (buf[p] === CLOSE_CURLY) p++;
-  else {
-    for (let i = 0; ; i++) {
-      let name: string | undefined;
-      if (following && i < previous.length && prefixStart >= 0) {
-        // the same collector as in the previous answer: "<name>":{"_link":"<prefix><name>","targets":[
-        const t = templates!;
-        const head = t.tail[i] - t.head[i];
-        const tail = t.head[i + 1] - t.tail[i];
-        if (
-          same(dv, p, t.bytes, t.head[i], head) &&
-          same(dv, p + head, dv, prefixStart, prefixLength) &&
-          same(dv, p + head + prefixLength, t.bytes, t.tail[i], tail)
-        ) {
-          name = previous[i];
-          collectors.push(name);
-          p += head + prefixLength + tail;
-        }
-      }
-      if (name === undefined) {
-        // "<name>", checked
-        if (buf[p] !== QUOTE) return null;
-        const end = plainNameEnd(buf, p + 1);
-        if (end < 0) return null;
-        name = utf8.decode(buf.subarray(p + 1, end));
-        if (following && (i >= previous.length || name !== previous[i])) {
-          following = false;
-          seen = new Set(collectors);
-        }
-        if (!following) {
-          if (seen!.has(name)) return null;
-          seen!.add(name);
-        }
-        collectors.push(name);
-        p = end + 1;
-        // :{"_link":"<prefix><name>","targets":[
-        if (!at(dv, p, AFTER_NAME)) return null;
-        p += AFTER_NAME.byteLength;
-        if (prefixStart < 0) {
-          const close = stringEnd(dv, p);
-          if (close < 0 || escaped || close - p < name.length || !atAscii(buf, close - name.length, name)) return null;
-          prefixStart = p;
-          prefixLength = close - name.length - p;
-        } else if (!same(dv, p, dv, prefixStart, prefixLength)) return null;
-        p += prefixLength;
-        if (!atAscii(buf, p, name)) return null;
-        p += name.length;
-        if (!at(dv, p, AFTER_LINK)) return null;
-        p += AFTER_LINK.byteLength;
-      }
-
-      // items
-      if (buf[p] !== CLOSE_SQUARE) {
-        for (;;) {
-          p = scanItem(buf, dv, p, name, targets);
-          if (p < 0) return null;
-          if (buf[p] === COMMA) p++;
-          else break;
-        }
-      }
-      // ]}
-      if (buf[p] !== CLOSE_SQUARE || buf[p + 1] !== CLOSE_CURLY) return null;
-      const next = buf[p + 2];
-      p += 3;
-      if (next === COMMA) continue;
-      if (next === CLOSE_CURLY) break;
-      return null;
-    }
-  }
-  for (; p < length; p++) {
-    const c = buf[p];
-    if (c !== 0x0a && c !== 0x0d && c !== 0x20 && c !== 0x09) return null;
-  }
-  if (following && collectors.length === previous.length) return { collectors: previous as string[], targets };
-  CHECKED.add(collectors);
-  return { collectors, targets };
 }
 
 /** Whether the ASCII string `s` sits in `buf` at `p`. */
 function atAscii(buf: Uint8Array, p: number, s: string): boolean {
-  if (p + s.length > buf.length) return false;
+  if (p + s.length > buf.length) {
+    short = true;
+    return false;
+  }
   for (let k = 0; k < s.length; k++) if (buf[p + k] !== s.charCodeAt(k)) return false;
   return true;
+}
+
+/** Where the scanner is in the grammar: the unit it reads next. */
+const enum Unit {
+  Open,
+  Head,
+  ItemOrEnd,
+  Item,
+  EntryEnd,
+  Trail,
+  Refused,
+}
+
+/** The carry starts this small and grows to the longest unit that crossed a chunk boundary (about twice it at most). */
+const MIN_CARRY = 256;
+
+/**
+ * One job's answer read chunk by chunk: `feed` each chunk as it arrives (the scanner keeps no reference to it), then
+ * `end()` gives what `extractJobTargets(JSON.parse(text))` would give for the concatenated bytes when that succeeds, or
+ * null when the bytes are not in the compact shape above (the caller then takes the general path). `previous`: the
+ * collector list this scanner returned for the last answer from the same TA; when this answer lists the same collectors
+ * in the same order, that very array is returned.
+ */
+export class JobTargetsScanner {
+  private unit = Unit.Open;
+  private readonly collectors: string[] = [];
+  private readonly targets: AssignedTarget[] = [];
+  /** names so far are previous[0..collectors.length) */
+  private following: boolean;
+  private readonly templates: Templates | null;
+  private seen: Set<string> | null;
+  /** the link prefix, learnt from the first entry */
+  private prefix: DataView | null = null;
+  /** the collector of the entry being read */
+  private name = "";
+  /** bytes of a unit that ran past the end of a chunk: carry[0..carryLength) */
+  private carry = new Uint8Array(0);
+  private carryLength = 0;
+  /** the carry is read again once it holds this many bytes (or at end()) */
+  private retryAt = 0;
+
+  constructor(private readonly previous: readonly string[] = []) {
+    this.following = previous.length > 0 && CHECKED.has(previous);
+    this.templates = this.following ? templatesOf(previous) : null;
+    this.seen = this.following ? null : new Set();
+  }
+
+  /** Whether the bytes so far have been refused: the rest need not be fed (end() gives null). */
+  get refused(): boolean {
+    return this.unit === Unit.Refused;
+  }
+
+  /**
+   * Whether the answer has shown the TAs' shape: its first entry's head was read (or it is `{}`). What else is refused
+   * after this point is rare (a corrupted or unusual entry further on).
+   */
+  get shapeSeen(): boolean {
+    return this.collectors.length > 0 || this.unit === Unit.Trail;
+  }
+
+  /** Bytes this scanner holds of the answer itself (the carry and the link prefix), whatever the answer's size. */
+  get retainedBytes(): number {
+    return this.carry.byteLength + (this.prefix?.byteLength ?? 0);
+  }
+
+  feed(chunk: Uint8Array): void {
+    if (this.unit === Unit.Refused || chunk.length === 0) return;
+    let from = 0;
+    if (this.carryLength > 0) {
+      from = this.feedCarry(chunk);
+      if (from < 0) return; // the whole chunk went into the carry (or was refused there)
+    }
+    const stop = this.run(chunk, from, false);
+    if (stop < chunk.length && !this.refused) this.keep(chunk, stop, chunk.length);
+  }
+
+  /** The answer's result, or null when it is not in the shape (or ends before it is complete). */
+  end(): ExtractedJob | null {
+    if (this.carryLength > 0 && this.unit !== Unit.Refused) {
+      this.run(this.carry.subarray(0, this.carryLength), 0, true);
+      this.carryLength = 0;
+    }
+    this.carry = new Uint8Array(0);
+    if (this.unit !== Unit.Trail) {
+      this.unit = Unit.Refused;
+      return null;
+    }
+    const { collectors, previous, targets } = this;
+    if (this.following && collectors.length === previous.length) return { collectors: previous as string[], targets };
+    CHECKED.add(collectors);
+    return { collectors, targets };
+  }
+
+  /**
+   * Appends `chunk` to the carry until the unit it holds is read (returns where reading goes on in `chunk`) or the chunk
+   * is used up (-1). The carry is read again only once it has about doubled since its last try.
+   */
+  private feedCarry(chunk: Uint8Array): number {
+    let used = 0;
+    while (used < chunk.length) {
+      const n = Math.min(chunk.length - used, Math.max(this.retryAt - this.carryLength, 1));
+      const before = this.carryLength;
+      this.keep(chunk, used, used + n, true);
+      used += n;
+      if (this.carryLength < this.retryAt) return -1;
+      const stop = this.run(this.carry.subarray(0, this.carryLength), 0, false);
+      if (this.unit === Unit.Refused) return -1;
+      if (stop >= before) {
+        // the unit that crossed into this chunk is read: go on in the chunk itself (carry[before..] is chunk[used - n..used))
+        this.carryLength = 0;
+        return used - n + (stop - before);
+      }
+      // still short: keep the unread bytes only, and try again once they have doubled
+      this.carry.copyWithin(0, stop, this.carryLength);
+      this.carryLength -= stop;
+      this.retryAt = 2 * this.carryLength + 64;
+    }
+    return -1;
+  }
+
+  /** Copies buf[from..to) into the carry (after what it holds when `append`), growing it as needed. */
+  private keep(buf: Uint8Array, from: number, to: number, append = false): void {
+    const base = append ? this.carryLength : 0;
+    const length = base + to - from;
+    if (length > this.carry.byteLength) {
+      const grown = new Uint8Array(Math.max(MIN_CARRY, 2 * this.carry.byteLength, length));
+      grown.set(this.carry.subarray(0, base));
+      this.carry = grown;
+    }
+    this.carry.set(buf.subarray(from, to), base);
+    this.carryLength = length;
+    if (!append) this.retryAt = 2 * length + 64;
+  }
+
+  /**
+   * Reads units of `buf` from `p` until one runs past its end; returns where that unit starts (buf.length when every
+   * byte was read). With `last`, a unit that runs past the end is refused (nothing more will come).
+   */
+  private run(buf: Uint8Array, p: number, last: boolean): number {
+    const dv = view(buf);
+    let unit = this.unit; // written back on return
+    for (;;) {
+      short = false;
+      let next: number;
+      switch (unit) {
+        case Unit.Open: {
+          const open = byteAt(buf, p);
+          const close = open === OPEN_CURLY ? byteAt(buf, p + 1) : -1;
+          if (close === CLOSE_CURLY) {
+            next = p + 2;
+            unit = Unit.Trail;
+          } else if (open === OPEN_CURLY && close >= 0) {
+            next = p + 1;
+            unit = Unit.Head;
+          } else next = -1;
+          break;
+        }
+        case Unit.Head:
+          p = this.repeated(buf, dv, p);
+          next = this.head(buf, dv, p);
+          if (next < 0) break;
+          // most entries have no items: their end (`]},` or `]}}`) is read with the head when it is at hand
+          if (next + 2 < buf.length && buf[next] === CLOSE_SQUARE && buf[next + 1] === CLOSE_CURLY && (buf[next + 2] === COMMA || buf[next + 2] === CLOSE_CURLY)) {
+            if (buf[next + 2] === CLOSE_CURLY) unit = Unit.Trail;
+            next += 3;
+          } else unit = Unit.ItemOrEnd;
+          break;
+        case Unit.ItemOrEnd: {
+          const c = byteAt(buf, p);
+          next = c < 0 ? -1 : p;
+          if (c >= 0) unit = c === CLOSE_SQUARE ? Unit.EntryEnd : Unit.Item;
+          break;
+        }
+        case Unit.Item: {
+          const before = this.targets.length;
+          next = scanItem(buf, dv, p, this.name, this.targets);
+          const c = next < 0 ? -1 : byteAt(buf, next);
+          if (c < 0) {
+            this.targets.length = before; // the item is read again, whole, with more bytes
+            next = -1;
+          } else if (c === COMMA) next++;
+          else unit = Unit.EntryEnd;
+          break;
+        }
+        case Unit.EntryEnd: {
+          const after = byteAt(buf, p) === CLOSE_SQUARE && byteAt(buf, p + 1) === CLOSE_CURLY ? byteAt(buf, p + 2) : -1;
+          next = after === COMMA || after === CLOSE_CURLY ? p + 3 : -1;
+          if (after === COMMA) unit = Unit.Head;
+          else if (after === CLOSE_CURLY) unit = Unit.Trail;
+          break;
+        }
+        case Unit.Trail:
+          for (; p < buf.length; p++) {
+            const c = buf[p];
+            if (c !== 0x0a && c !== 0x0d && c !== 0x20 && c !== 0x09) {
+              this.unit = Unit.Refused;
+              return p;
+            }
+          }
+          this.unit = unit;
+          return p;
+        case Unit.Refused:
+          this.unit = unit;
+          return p;
+      }
+      if (next < 0) {
+        this.unit = !short || last ? Unit.Refused : unit;
+        return p;
+      }
+      p = next;
+    }
+  }
+
+  /**
+   * The entries from `p` on that repeat the previous answer's, without items (most of an answer at 5,000 collectors), in
+   * one loop: each is three word-wise comparisons and `]},`. Returns where the first other entry starts.
+   */
+  private repeated(buf: Uint8Array, dv: DataView, p: number): number {
+    const { previous, collectors, prefix } = this;
+    if (!this.following || !prefix) return p;
+    const t = this.templates!;
+    const prefixLength = prefix.byteLength;
+    for (let i = collectors.length; i < previous.length; i++) {
+      const head = t.tail[i] - t.head[i];
+      const end = p + head + prefixLength + t.head[i + 1] - t.tail[i];
+      if (end + 3 > buf.length || buf[end] !== CLOSE_SQUARE || buf[end + 1] !== CLOSE_CURLY || buf[end + 2] !== COMMA) break;
+      if (!same(dv, p, t.bytes, t.head[i], head) || !same(dv, p + head, prefix, 0, prefixLength) || !same(dv, p + head + prefixLength, t.bytes, t.tail[i], end - p - head - prefixLength)) break;
+      collectors.push(previous[i]);
+      p = end + 3;
+    }
+    return p;
+  }
+
+  /** An entry's head at `p`: `"<name>":{"_link":"<prefix><name>","targets":[`; the index after it, or -1. */
+  private head(buf: Uint8Array, dv: DataView, p: number): number {
+    const { previous, collectors } = this;
+    const i = collectors.length;
+    let name: string | undefined;
+    let prefix = this.prefix;
+    if (this.following && i < previous.length && prefix) {
+      // the same collector as in the previous answer: "<name>":{"_link":"<prefix><name>","targets":[
+      const t = this.templates!;
+      const head = t.tail[i] - t.head[i];
+      const tail = t.head[i + 1] - t.tail[i];
+      const prefixLength = prefix.byteLength;
+      if (same(dv, p, t.bytes, t.head[i], head) && same(dv, p + head, prefix, 0, prefixLength) && same(dv, p + head + prefixLength, t.bytes, t.tail[i], tail)) {
+        name = previous[i];
+        p += head + prefixLength + tail;
+      }
+    }
+    if (name === undefined) {
+      // "<name>", checked
+      if (byteAt(buf, p) !== QUOTE) return -1;
+      const end = plainNameEnd(buf, p + 1);
+      if (end < 0) return -1;
+      name = utf8.decode(buf.subarray(p + 1, end));
+      if (this.following && (i >= previous.length || name !== previous[i])) {
+        // no longer the previous list (a change of state that holds whatever this entry turns out to be)
+        this.following = false;
+        this.seen = new Set(collectors);
+      }
+      if (!this.following && this.seen!.has(name)) return -1;
+      p = end + 1;
+      // :{"_link":"<prefix><name>","targets":[
+      if (!at(dv, p, AFTER_NAME)) return -1;
+      p += AFTER_NAME.byteLength;
+      if (!prefix) {
+        const close = stringEnd(dv, p);
+        if (close < 0 || escaped || close - p < name.length || !atAscii(buf, close - name.length, name)) return -1;
+        prefix = view(buf.slice(p, close - name.length));
+      } else if (!same(dv, p, prefix, 0, prefix.byteLength)) return -1;
+      p += prefix.byteLength;
+      if (!atAscii(buf, p, name)) return -1;
+      p += name.length;
+      if (!at(dv, p, AFTER_LINK)) return -1;
+      p += AFTER_LINK.byteLength;
+      if (!this.following) this.seen!.add(name);
+    }
+    this.prefix = prefix;
+    collectors.push(name);
+    this.name = name;
+    return p;
+  }
+}
+
+/**
+ * One job's answer, whole: `JobTargetsScanner` fed once. The result `extractJobTargets(JSON.parse(text))` would give when
+ * that succeeds, or null when the bytes are not in the compact shape above.
+ */
+export function scanJobTargets(buf: Uint8Array, previous: readonly string[] = []): ExtractedJob | null {
+  const scanner = new JobTargetsScanner(previous);
+  scanner.feed(buf);
+  return scanner.end();
 }
 
 /**
@@ -268,7 +505,7 @@ function atAscii(buf: Uint8Array, p: number, s: string): boolean {
 function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, into: AssignedTarget[]): number {
   if (!at(dv, p, ITEM_START)) return -1;
   p += ITEM_START.byteLength;
-  if (buf[p] !== QUOTE) return -1;
+  if (byteAt(buf, p) !== QUOTE) return -1;
   const addressEnd = stringEnd(dv, p + 1);
   if (addressEnd < 0) return -1;
   const address = decodeString(buf, p, addressEnd, escaped);
@@ -278,10 +515,10 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
   p += ITEM_LABELS.byteLength;
 
   let kept: Record<string, string> | null = null;
-  if (buf[p] !== CLOSE_CURLY) {
+  if (byteAt(buf, p) !== CLOSE_CURLY) {
     for (;;) {
       // "key"
-      if (buf[p] !== QUOTE) return -1;
+      if (byteAt(buf, p) !== QUOTE) return -1;
       const keyEnd = stringEnd(dv, p + 1);
       if (keyEnd < 0) return -1;
       let keep: string | undefined;
@@ -295,7 +532,7 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
       }
       p = keyEnd + 1;
       // :"value"
-      if (buf[p] !== COLON || buf[p + 1] !== QUOTE) return -1;
+      if (byteAt(buf, p) !== COLON || byteAt(buf, p + 1) !== QUOTE) return -1;
       p += 1;
       const valueEnd = stringEnd(dv, p + 1);
       if (valueEnd < 0) return -1;
@@ -305,11 +542,11 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
         if (keep !== undefined) (kept ??= {})[keep] = value;
       }
       p = valueEnd + 1;
-      if (buf[p] === COMMA) p++;
+      if (byteAt(buf, p) === COMMA) p++;
       else break;
     }
   }
-  if (buf[p] !== CLOSE_CURLY || buf[p + 1] !== CLOSE_CURLY) return -1;
+  if (byteAt(buf, p) !== CLOSE_CURLY || byteAt(buf, p + 1) !== CLOSE_CURLY) return -1;
   into.push({ address, node: kept ? targetNode(kept) : null, collector });
   return p + 2;
 }

@@ -65,8 +65,16 @@ export function clientAgent(
 
 export interface BoundedAnswer {
   status: number;
+  /** the body, or empty when a sink took it */
   body: Buffer;
+  /** bytes of the body read */
+  size: number;
   contentType: string;
+}
+
+/** Takes an answer's body chunk by chunk as it arrives, instead of its being read into one buffer. */
+export interface BodySink {
+  write(chunk: Buffer): void;
 }
 
 /** What a failed request says to do, per client: each names its own configuration keys. */
@@ -95,6 +103,11 @@ type BoundedLimits = {
   budget?: ByteBudget;
   /** cancels the request (a poll's deadline, a failure that ends the poll); its `reason` is the rejection */
   signal?: AbortSignal;
+  /**
+   * Called once per answer (a retry on a fresh socket is a new answer) with its status: a sink returned takes the body's
+   * chunks as they arrive, each after the size limits have counted it; none, and the body is read whole as usual.
+   */
+  sink?: (status: number) => BodySink | undefined;
 };
 
 /**
@@ -105,7 +118,8 @@ type BoundedLimits = {
  * The deadline runs from the start to the last byte of the answer: a peer that sends its headers and then a byte every
  * second is cut off when it is over, as one that never answers is. A declared Content-Length over the limits fails before
  * the body is read; otherwise the body is read into one buffer of that length (no second copy), or kept as its chunks
- * and joined once when the length is not declared.
+ * and joined once when the length is not declared, or given chunk by chunk to the caller's sink. An answer cut off before
+ * its end (the peer closes the connection) fails as a network error, whatever a sink has been given of it.
  *
  * A keep-alive socket the peer closed while it sat idle in the pool (a restart, an idle timeout on the other side) fails
  * the next request written to it with ECONNRESET before any answer: that request is sent once more on a fresh socket, as
@@ -133,7 +147,7 @@ function attempt(
   limits: BoundedLimits,
   deadline: number,
 ): Promise<BoundedAnswer | { staleSocket: SourceError }> {
-  const { source, timeoutMs, maxBytes, hints, budget, signal } = limits;
+  const { source, timeoutMs, maxBytes, hints, budget, signal, sink: sinkFor } = limits;
   const lib = base.protocol === "https:" ? https : http;
   if (signal?.aborted) return Promise.reject(abortReason(signal, source));
   return new Promise((resolve, reject) => {
@@ -158,8 +172,9 @@ function attempt(
       const known = res.headers["content-length"] !== undefined && Number.isSafeInteger(declared) && declared >= 0;
       if (known && declared > maxBytes) return fail(tooLarge());
       if (known && budget && declared > budget.remaining) return fail(budget.exceeded());
-      // one buffer of the declared length, filled as chunks arrive; otherwise the chunks, joined once at the end
-      const whole = known ? Buffer.allocUnsafe(declared) : null;
+      const sink = sinkFor?.(res.statusCode ?? 0);
+      // the caller's sink; else one buffer of the declared length, filled as chunks arrive; else the chunks, joined once
+      const whole = known && !sink ? Buffer.allocUnsafe(declared) : null;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
@@ -168,16 +183,21 @@ function attempt(
         if (budget) budget.remaining -= c.length;
         if (size > maxBytes) fail(tooLarge());
         else if (budget && budget.remaining < 0) fail(budget.exceeded());
-        else if (whole) {
-          if (size > whole.length) fail(tooLarge());
-          else c.copy(whole, size - c.length);
-        } else chunks.push(c);
+        else if (known && size > declared) fail(tooLarge());
+        else if (sink) {
+          try {
+            sink.write(c);
+          } catch (e) {
+            fail(new SourceError({ source, kind: "parse", message: `reading the answer failed: ${(e as Error).message}` }));
+          }
+        } else if (whole) c.copy(whole, size - c.length);
+        else chunks.push(c);
       });
       res.on("end", () => {
         if (done) return;
         finish();
         const body = whole ? (size === whole.length ? whole : whole.subarray(0, size)) : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-        resolve({ status: res.statusCode ?? 0, body, contentType: String(res.headers["content-type"] ?? "") });
+        resolve({ status: res.statusCode ?? 0, body, size, contentType: String(res.headers["content-type"] ?? "") });
       });
       res.on("error", (e) => fail(classifyRequestError(source, e, hints)));
     });

@@ -3,8 +3,10 @@
  * number of jobs) and each request has a deadline from start to last byte; whatever ends a reading ends it at once, with
  * no further request, and names the limit and its configuration key.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SourceError } from "@/lib/source-error";
+import { extractJobTargets } from "@/lib/ta/extract";
+import { JobTargetsScanner } from "@/lib/ta/scan";
 import { TaClient } from "@/server/ta/client";
 import { dribble, jobAnswer, sendJson, startFakeTa, taConfig, type FakeTa } from "@/server/ta/test-fixtures";
 
@@ -154,5 +156,94 @@ describe("TaClient.read", () => {
     expect(denied).toMatchObject({ kind: "http", status: 400, message: "HTTP 400 from the TA" });
     expect((denied as SourceError).detail).toBeUndefined();
     expect(JSON.stringify(denied)).not.toContain("hunter2");
+  });
+});
+
+describe("TaClient.read, job answers streamed through the scanner", () => {
+  const general = (answer: unknown) => {
+    const r = extractJobTargets(answer);
+    if (!r.ok) throw new Error(r.message);
+    return r.value.targets;
+  };
+  /** a compact answer of `n` collectors, the last one's item with two addresses (the scanner refuses it, JSON.parse does not) */
+  const lateRefused = (n: number) => {
+    const answer = Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`agent-${i}`, { _link: `/jobs/a/targets?collector_id=agent-${i}`, targets: [] as unknown[] }]),
+    );
+    answer[`agent-${n - 1}`].targets.push({ targets: ["10.0.0.1:80", "10.0.0.2:80"], labels: { __meta_kubernetes_pod_node_name: "node-a" } });
+    return answer;
+  };
+  const jobRequests = (ta: FakeTa) => ta.paths.filter((p) => p === "/jobs/a/targets").length;
+
+  it("scans an answer sent slowly in small chunks as they arrive, not once it is whole", async () => {
+    const ta = await fake({ a: 1 });
+    const answer = jobAnswer("a", 300);
+    ta.jobRoute = dribble(JSON.stringify(answer), 2, 512);
+    const feeds = vi.spyOn(JobTargetsScanner.prototype, "feed");
+    cleanups.push(() => feeds.mockRestore());
+    const r = await client(ta).read();
+    expect(r.scanned).toBe(1);
+    expect(r.requests).toBe(5);
+    expect(r.jobs.get("a")!.targets).toEqual(general(answer));
+    expect(feeds.mock.calls.length).toBeGreaterThan(10); // about 60 pieces of 512 bytes, some of them merged on the way
+    expect(Math.max(...feeds.mock.calls.map(([chunk]) => chunk.length))).toBeLessThan(JSON.stringify(answer).length);
+  });
+
+  it("reads a pretty-printed answer with JSON.parse from the chunks it kept: no second request", async () => {
+    const ta = await fake({ a: 1 });
+    const answer = jobAnswer("a", 50);
+    ta.jobRoute = (_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(answer, null, 2));
+    };
+    const c = client(ta);
+    for (let poll = 0; poll < 2; poll++) {
+      const r = await c.read();
+      expect(r.scanned).toBe(0);
+      expect(r.requests).toBe(5);
+      expect(r.jobs.get("a")!.targets).toEqual(general(answer));
+    }
+  });
+
+  it("asks once more, whole, for an answer refused after its chunks were let go, and reads that TA whole until its answers scan", async () => {
+    const ta = await fake({ a: 1 });
+    const late = lateRefused(3000); // about 200 kB: the first chunks are let go long before the refusal
+    let sound = false;
+    ta.jobRoute = (req, res) => (sound ? sendJson(res, jobAnswer("a", 2)) : dribble(JSON.stringify(late), 1, 16 * 1024)(req, res));
+    const c = client(ta);
+    const first = await c.read();
+    expect(first).toMatchObject({ scanned: 0, requests: 6 }); // the answer twice, both counted
+    expect(jobRequests(ta)).toBe(2);
+    expect(first.jobs.get("a")!.targets).toEqual(general(late));
+    // read whole from now on: refused again, but parsed from the whole answer without asking twice
+    expect(await c.read()).toMatchObject({ scanned: 0, requests: 5 });
+    expect(jobRequests(ta)).toBe(3);
+    // its answers scan again (read whole, scanned): streamed from the next reading on, so a late refusal costs a request again
+    sound = true;
+    expect(await c.read()).toMatchObject({ scanned: 1, requests: 5 });
+    sound = false;
+    expect(await c.read()).toMatchObject({ scanned: 0, requests: 6 });
+  });
+
+  it("fails an answer cut off mid-way, whatever the scanner had read of it; the retry starts a fresh scanner", async () => {
+    const ta = await fake({ a: 1 });
+    const answer = JSON.stringify(jobAnswer("a", 200));
+    let attempts = 0;
+    let cutOff = 3;
+    ta.jobRoute = (_req, res) => {
+      if (++attempts > cutOff) return sendJson(res, JSON.parse(answer));
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(answer.length) });
+      res.write(answer.slice(0, answer.length >> 1), () => res.destroy());
+    };
+    const { err } = await readError(client(ta));
+    expect(err).toMatchObject({ kind: "network", source: "c/ta/per-node /jobs/a/targets" });
+    expect(attempts).toBe(3);
+    // cut off once, then whole: the retry's answer is scanned on its own
+    attempts = 0;
+    cutOff = 1;
+    const r = await client(ta).read();
+    expect(attempts).toBe(2);
+    expect(r.scanned).toBe(1);
+    expect(r.jobs.get("a")!.targets).toEqual(general(JSON.parse(answer)));
   });
 });

@@ -13,7 +13,7 @@ import type { z } from "zod";
 import { SourceError } from "@/lib/source-error";
 import { jobsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
 import { extractJobTargets, type ExtractedJob, type JobAssignment } from "@/lib/ta/extract";
-import { scanJobTargets } from "@/lib/ta/scan";
+import { JobAnswerReader } from "@/lib/ta/answer";
 import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
 import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
@@ -62,6 +62,11 @@ export class TaClient {
   readonly pollTimeoutSeconds: number;
   /** the collector list of the last answer the scanner read: the next answer usually repeats it byte for byte */
   private scannedCollectors: readonly string[] = [];
+  /**
+   * Whether this TA's answers are read whole: set when the scanner refused one of them after its bytes were let go (it
+   * was then asked for again), cleared after a reading in which every job answer, read whole, scanned. See lib/ta/answer.ts.
+   */
+  private answersDoNotScan = false;
 
   constructor(
     readonly cluster: string,
@@ -128,9 +133,9 @@ export class TaClient {
     const started = performance.now();
     const before = this.http.requests;
     let bytes = 0;
-    const got = async (path: string) => {
-      const r = await this.http.get(path, context);
-      bytes += r.body.length;
+    const got = async (path: string, sink?: (status: number) => JobAnswerReader) => {
+      const r = await this.http.get(path, context, undefined, sink);
+      bytes += r.size;
       return r;
     };
     const ready = (await got("/readyz")).status === 200;
@@ -151,21 +156,34 @@ export class TaClient {
     const collectors = new Set<string>();
     let lastNames: readonly string[] = [];
     let scanned = 0;
+    const wholeAtStart = this.answersDoNotScan;
     await Promise.all(
       jobList.map((job) =>
         limit(async () => {
           const path = jobTargetsPath(job);
-          const answer = await got(path);
-          await pollTurns.turn(); // one answer parsed per event-loop turn (server/cooperative.ts)
+          // The scanner reads the compact shape TAs write straight from the bytes, chunk by chunk as they arrive (the
+          // reader lets each chunk go once the scanner has read it and seen the TAs' shape); anything else takes the
+          // general path, which also names the problem. Both give the same result (lib/ta/scan.test.ts).
+          let reader: JobAnswerReader | null = null;
+          const sink = (keepAll: boolean) => () => (reader = new JobAnswerReader(this.scannedCollectors, keepAll));
+          let answer = await got(path, sink(this.answersDoNotScan));
+          let read = (reader as JobAnswerReader | null)?.end();
+          if (read?.kind === "lost") {
+            // refused after its bytes were let go: once more, whole (a request and bytes of its own, counted as such)
+            this.answersDoNotScan = true;
+            answer = await got(path, sink(true));
+            read = (reader as JobAnswerReader | null)?.end();
+          }
           if (context.signal?.aborted) return;
-          // The scanner reads the compact shape TAs write straight from the bytes; anything else takes the general path,
-          // which also names the problem. Both give the same result (lib/ta/scan.test.ts).
-          let value: ExtractedJob | null = scanJobTargets(answer.body, this.scannedCollectors);
-          if (value) {
+          let value: ExtractedJob;
+          if (read?.kind === "scanned") {
+            value = read.value;
             scanned++;
             this.scannedCollectors = value.collectors;
           } else {
-            const extracted = extractJobTargets(this.parse(answer, path));
+            await pollTurns.turn(); // one answer parsed per event-loop turn (server/cooperative.ts)
+            if (context.signal?.aborted) return;
+            const extracted = extractJobTargets(this.parse(read?.kind === "whole" ? { ...answer, body: read.body } : answer, path));
             if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
             value = extracted.value;
           }
@@ -178,6 +196,8 @@ export class TaClient {
         }),
       ),
     );
+    // answers read whole that all scanned: this TA's answers scan again, and are streamed from the next reading on
+    if (wholeAtStart && scanned === jobList.length) this.answersDoNotScan = false;
     let metrics: TaMetrics | null = null;
     let metricsError: string | null = null;
     try {

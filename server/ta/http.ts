@@ -9,11 +9,14 @@ import type { Agent } from "node:http";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
-import { bodyExcerpt, boundedRequest, clientAgent, readConfiguredFile, type ByteBudget } from "@/server/net/client-agent";
+import { bodyExcerpt, boundedRequest, clientAgent, readConfiguredFile, type BodySink, type ByteBudget } from "@/server/net/client-agent";
 
 export interface HttpResult {
   status: number;
+  /** the body; empty when a sink took it */
   body: Buffer;
+  /** bytes of the body read */
+  size: number;
   contentType: string;
   ms: number;
 }
@@ -50,11 +53,15 @@ export class TaHttp {
     this.agent = clientAgent(this.base, config.tls, { keepAlive: true, maxSockets: config.concurrency, maxFreeSockets: config.concurrency }, read, "TLSv1.3");
   }
 
-  /** GET with retries on transient failures. `path` is already escaped. */
-  async get(path: string, context: PollContext = {}, accept?: string): Promise<HttpResult> {
+  /**
+   * GET with retries on transient failures. `path` is already escaped. With `sink`, a successful answer's body (status
+   * under 400) goes to the sink it returns, chunk by chunk as it arrives, within the same limits; `sink` is called again
+   * for each attempt, so a retried answer starts in a fresh sink. Error bodies are read whole (for the log's excerpt).
+   */
+  async get(path: string, context: PollContext = {}, accept?: string, sink?: (status: number) => BodySink): Promise<HttpResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(path, context, accept);
+        return await this.once(path, context, accept, sink);
       } catch (e) {
         const err = e as SourceError;
         if (context.signal?.aborted) throw err;
@@ -73,7 +80,7 @@ export class TaHttp {
     }
   }
 
-  private once(path: string, context: PollContext, accept?: string): Promise<HttpResult> {
+  private once(path: string, context: PollContext, accept?: string, sink?: (status: number) => BodySink): Promise<HttpResult> {
     // Only the configured TA, and exactly the path asked for: the scheme, host and port come from the configuration alone,
     // and the path is sent as given (never resolved by a URL parser, which would turn "/jobs/%2E%2E/targets" into
     // "/targets"). A path that is not one absolute path without dot segments is refused before any connection is made.
@@ -99,6 +106,7 @@ export class TaHttp {
         maxBytes: Math.min(this.config.maxResponseBytes, this.config.maxBytesPerPoll),
         budget: context.budget,
         signal: context.signal,
+        sink: sink && ((status) => (status < 400 ? sink(status) : undefined)),
         hints: {
           tooLarge: `raise ${key}.maxResponseBytes (now ${this.config.maxResponseBytes} bytes) if this TA really serves that much`,
           timeout: `the TA is slow or unreachable; raise ${key}.timeoutSeconds (now ${this.config.timeoutSeconds}, a deadline per request) if it is only slow`,
@@ -106,7 +114,7 @@ export class TaHttp {
         },
       },
     );
-    return answer.then(({ status, body, contentType }) => {
+    return answer.then(({ status, body, size, contentType }) => {
       if (status === 401 || status === 403) {
         throw new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status} from the TA`, hint: "check the bearer token file or the client certificate" });
       }
@@ -121,7 +129,7 @@ export class TaHttp {
           detail: route === "/scrape_configs" ? undefined : `body: ${bodyExcerpt(body) || "(empty)"}`,
         });
       }
-      return { status, body, contentType, ms: performance.now() - started };
+      return { status, body, size, contentType, ms: performance.now() - started };
     });
   }
 

@@ -38,18 +38,19 @@ export function jobAnswer(job: string, n = 1, node = "node-a"): unknown {
   };
 }
 
-/** Headers at once, then `body` one byte every `everyMs`: what an idle timeout never cuts. */
-export function dribble(body: string, everyMs: number): Route {
+/** Headers at once, then `body` `size` bytes (one by default) every `everyMs`: what an idle timeout never cuts. */
+export function dribble(body: string, everyMs: number, size = 1): Route {
+  const bytes = Buffer.from(body);
   return (_req, res) => {
     res.writeHead(200, { "Content-Type": "application/json" });
     let i = 0;
     const timer = setInterval(() => {
-      if (res.destroyed || i >= body.length) {
+      if (res.destroyed || i >= bytes.length) {
         clearInterval(timer);
         if (!res.destroyed) res.end();
         return;
       }
-      res.write(body[i++]);
+      res.write(bytes.subarray(i, (i += size)));
     }, everyMs);
     res.on("close", () => clearInterval(timer));
   };

@@ -1,0 +1,94 @@
+/**
+ * CPU of reading one job answer at the dashboard's scale (5,000 collectors, 375 targets with a dozen discovered labels
+ * each: about the bench's 467 MB over 400 answers), per MB, for: the streaming scanner fed in chunks of the sizes a
+ * socket delivers, the scanner fed the whole answer, and JSON.parse + extractJobTargets. With `--baseline <file>`, a
+ * whole-buffer `scanJobTargets` from another file too (e.g. an earlier version: `git show <rev>:lib/ta/scan.ts`, written
+ * under node_modules/.cache so that its imports resolve).
+ *
+ *   node --import tsx scripts/bench-scan.mts [--rounds 30] [--baseline node_modules/.cache/scan-baseline.ts]
+ */
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+import { JobTargetsScanner, scanJobTargets } from "../lib/ta/scan.ts";
+import { extractJobTargets } from "../lib/ta/extract.ts";
+
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" }, baseline: { type: "string" } } });
+const rounds = Number(values.rounds);
+
+const COLLECTORS = 5000;
+const TARGETS = 375;
+const collectors = Array.from({ length: COLLECTORS }, (_, i) => `cloudwatch-agent-${i.toString(36).padStart(5, "0")}`);
+const link = "/jobs/serviceMonitor%2Fobservability%2Fnode-exporter%2F0/targets?collector_id=";
+const items = new Map<number, unknown[]>();
+for (let t = 0; t < TARGETS; t++) {
+  const c = (t * 13) % COLLECTORS;
+  const ip = `10.0.${t >> 8}.${t & 255}`;
+  const labels = {
+    __address__: `${ip}:9100`,
+    __meta_kubernetes_endpoint_address_target_kind: "Pod",
+    __meta_kubernetes_endpoint_address_target_name: `node-exporter-${t.toString(36)}`,
+    __meta_kubernetes_endpoint_node_name: `ip-10-0-${t >> 8}-${t & 255}.ec2.internal`,
+    __meta_kubernetes_endpoint_port_name: "metrics",
+    __meta_kubernetes_endpoint_ready: "true",
+    __meta_kubernetes_namespace: "observability",
+    __meta_kubernetes_pod_container_name: "node-exporter",
+    __meta_kubernetes_pod_ip: ip,
+    __meta_kubernetes_pod_label_app_kubernetes_io_name: "node-exporter",
+    __meta_kubernetes_pod_name: `node-exporter-${t.toString(36)}`,
+    __meta_kubernetes_pod_node_name: `ip-10-0-${t >> 8}-${t & 255}.ec2.internal`,
+    __meta_kubernetes_pod_uid: `4f8c2a7e-0000-4000-8000-${String(t).padStart(12, "0")}`,
+    __meta_kubernetes_service_name: "node-exporter",
+  };
+  items.set(c, [...(items.get(c) ?? []), { targets: [`${ip}:9100`], labels }]);
+}
+const answer = Buffer.from(JSON.stringify(Object.fromEntries(collectors.map((c, i) => [c, { _link: link + c, targets: items.get(i) ?? [] }]))));
+const mb = answer.length / 1e6;
+const chunked = (size: number) => Array.from({ length: Math.ceil(answer.length / size) }, (_, k) => answer.subarray(k * size, (k + 1) * size));
+
+type Read = (previous: readonly string[]) => { collectors: readonly string[] } | null;
+const runs: [string, Read][] = [];
+if (values.baseline) {
+  const base = (await import(pathToFileURL(path.resolve(values.baseline)).href)) as { scanJobTargets: typeof scanJobTargets };
+  runs.push(["baseline whole-buffer scan", (previous) => base.scanJobTargets(answer, previous)]);
+}
+runs.push(["scanJobTargets (whole buffer)", (previous) => scanJobTargets(answer, previous)]);
+for (const size of [64 * 1024, 16 * 1024, 1024]) {
+  const chunks = chunked(size);
+  runs.push([
+    `streamed, ${size / 1024} KiB chunks`,
+    (previous) => {
+      const s = new JobTargetsScanner(previous);
+      for (const c of chunks) s.feed(c);
+      return s.end();
+    },
+  ]);
+}
+runs.push([
+  "JSON.parse + extractJobTargets",
+  () => {
+    const r = extractJobTargets(JSON.parse(answer.toString("utf8")));
+    return r.ok ? r.value : null;
+  },
+]);
+
+console.log(`answer: ${(answer.length / 1024).toFixed(0)} KiB, ${COLLECTORS} collectors, ${TARGETS} targets; ${rounds} rounds`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+// interleaved rounds, so that a busy moment of the machine falls on every variant alike
+const times = runs.map(() => [] as number[]);
+const previous = runs.map(([, read]) => read([])!.collectors); // a poll carries the collector list from answer to answer
+for (let r = 0; r < rounds + 3; r++) {
+  runs.forEach(([, read], i) => {
+    const t0 = performance.now();
+    const result = read(previous[i]);
+    const ms = performance.now() - t0;
+    if (!result || result.collectors.length !== COLLECTORS) throw new Error(`${runs[i][0]}: no result`);
+    if (r >= 3) times[i].push(ms); // three rounds of warm-up
+  });
+}
+// the fastest round as well as the median: on a shared machine the median carries other processes' load
+console.log(`${"".padEnd(32)} ${"median".padStart(8)} ${"fastest".padStart(8)}  (ms per MB)`);
+for (const [i, [name]] of runs.entries()) {
+  const per = (ms: number) => (ms / mb).toFixed(2).padStart(8);
+  console.log(`${name.padEnd(32)} ${per(median(times[i]))} ${per(Math.min(...times[i]))}`);
+}
