@@ -93,7 +93,7 @@ function FleetBody({ v, status, embed }: { v: FleetData; status: ViewStatus; emb
         }
       >
         <ListState empty={v.clusters.length === 0} emptyState={<EmptyState title="No cluster in the backend" hint="No allocation_lens_ series match fleet.prometheus.matchers in the last 24 hours." />}>
-          {() => <FleetTable rows={v.clusters} embed={embed} now={now} truncated={v.truncated} />}
+          {() => <FleetTable rows={v.clusters} embed={embed} now={now} at={v.at} truncated={v.truncated} />}
         </ListState>
       </Panel>
     </div>
@@ -167,7 +167,16 @@ function Sources({ r }: { r: FleetRow }) {
   );
 }
 
-function FleetTable({ rows, embed, now, truncated }: { rows: FleetRow[]; embed: boolean; now: number; truncated: number }) {
+/** The count columns of the full table (the embed shows ghosts only). */
+const COUNT_COLUMNS: { label: string; title: string; tone: "bad" | "warn"; value: (r: FleetRow) => number | null }[] = [
+  { label: "Unassigned", title: "targets the TA knows but assigned to no collector (live count)", tone: "warn", value: rowUnassigned },
+  { label: "Double", title: "monitors scraped by both TAs", tone: "warn", value: (r) => r.monitors?.double ?? null },
+  { label: "Orphaned", title: "monitors scraped by nobody", tone: "bad", value: (r) => r.monitors?.orphaned ?? null },
+  { label: "Misrouted", title: "monitors held only by the other TA", tone: "warn", value: (r) => r.monitors?.misrouted ?? null },
+  { label: "No collector", title: "nodes with targets but no per-node agent pod", tone: "warn", value: (r) => r.nodesWithoutCollector },
+];
+
+function FleetTable({ rows, embed, now, at, truncated }: { rows: FleetRow[]; embed: boolean; now: number; at: number; truncated: number }) {
   return (
     <div className={styles.tableWrap} tabIndex={0} role="region" aria-label="Clusters of the fleet">
       <table className={`data ${styles.table}`}>
@@ -181,21 +190,11 @@ function FleetTable({ rows, embed, now, truncated }: { rows: FleetRow[]; embed: 
             </th>
             {embed ? null : (
               <>
-                <th scope="col" className="num">
-                  Unassigned
-                </th>
-                <th scope="col" className="num" title="monitors scraped by both TAs">
-                  Double
-                </th>
-                <th scope="col" className="num" title="monitors scraped by nobody">
-                  Orphaned
-                </th>
-                <th scope="col" className="num" title="monitors held only by the other TA">
-                  Misrouted
-                </th>
-                <th scope="col" className="num" title="nodes with targets but no per-node agent pod">
-                  No collector
-                </th>
+                {COUNT_COLUMNS.map((c) => (
+                  <th key={c.label} scope="col" className="num" title={c.title}>
+                    {c.label}
+                  </th>
+                ))}
                 <th scope="col">Sources</th>
               </>
             )}
@@ -216,21 +215,11 @@ function FleetTable({ rows, embed, now, truncated }: { rows: FleetRow[]; embed: 
               </td>
               {embed ? null : (
                 <>
-                  <td className="num">
-                    <Count n={rowUnassigned(r)} tone="warn" />
-                  </td>
-                  <td className="num">
-                    <Count n={r.monitors?.double ?? null} tone="warn" />
-                  </td>
-                  <td className="num">
-                    <Count n={r.monitors?.orphaned ?? null} />
-                  </td>
-                  <td className="num">
-                    <Count n={r.monitors?.misrouted ?? null} tone="warn" />
-                  </td>
-                  <td className="num">
-                    <Count n={r.nodesWithoutCollector} tone="warn" />
-                  </td>
+                  {COUNT_COLUMNS.map((c) => (
+                    <td key={c.label} className="num">
+                      <Count n={c.value(r)} tone={c.tone} />
+                    </td>
+                  ))}
                   <td>
                     <Sources r={r} />
                   </td>
@@ -238,7 +227,7 @@ function FleetTable({ rows, embed, now, truncated }: { rows: FleetRow[]; embed: 
               )}
               <td className="age">{r.lastPollAt === null ? "n/a" : formatAgo(r.lastPollAt, now)}</td>
               <td>
-                <Sparkline trend={r.trend} />
+                <Sparkline trend={r.trend} to={at} />
               </td>
             </tr>
           ))}

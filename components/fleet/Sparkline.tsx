@@ -1,34 +1,57 @@
 "use client";
-/** A row's 24-hour trend: two tiny line charts (ghosts, per-node locality), described in words for screen readers. */
-import { Line, LineChart, YAxis } from "recharts";
+/**
+ * A row's 24-hour trend: two tiny line charts (ghosts, per-node locality) on a time axis that ends at the answer's time,
+ * so a cluster with an hour of history draws at the right end only; isolated points get a dot. Described in words for
+ * screen readers and the tooltip, with the latest value beside each line.
+ */
+import { Line, LineChart, XAxis, YAxis } from "recharts";
 import type { FleetTrendPoint } from "@/lib/api/schemas";
-import { trendLabel } from "@/lib/views/fleet-view";
+import { FLEET_LOOKBACK_MS } from "@/lib/fleet/window";
+import { trendLabel, trendSummary } from "@/lib/views/fleet-view";
+import { formatCount, formatPercent } from "@/lib/format";
 import styles from "./fleet.module.css";
 
 const W = 84;
-const H = 24;
+const H = 22;
 
-function Spark({ data, dataKey, color, domain, label }: { data: FleetTrendPoint[]; dataKey: "ghosts" | "localityRatio"; color: string; domain: [number, number | ((max: number) => number)]; label: string }) {
+type Key = "ghosts" | "localityRatio";
+
+function Spark({ data, dataKey, color, domain, label, value, to }: { data: FleetTrendPoint[]; dataKey: Key; color: string; domain: [number, number | ((max: number) => number)]; label: string; value: string; to: number }) {
+  // a point with no neighbour draws no line: give it a dot
+  const lonely = (i: number) => data[i][dataKey] !== null && (data[i - 1]?.[dataKey] ?? null) === null && (data[i + 1]?.[dataKey] ?? null) === null;
   return (
     <span className={styles.spark}>
       <span className={styles.sparkLabel} aria-hidden="true">
         {label}
       </span>
-      <LineChart width={W} height={H} data={data} margin={{ top: 2, right: 1, bottom: 2, left: 1 }} accessibilityLayer={false}>
+      <LineChart width={W} height={H} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }} accessibilityLayer={false}>
+        <XAxis hide dataKey="t" type="number" domain={[to - FLEET_LOOKBACK_MS, to]} />
         <YAxis hide domain={domain} />
-        <Line dataKey={dataKey} stroke={color} strokeWidth={1.5} dot={false} type="monotone" isAnimationActive={false} connectNulls={false} />
+        <Line
+          dataKey={dataKey}
+          stroke={color}
+          strokeWidth={1.5}
+          dot={(p: { cx?: number; cy?: number; index?: number }) => (lonely(p.index ?? -1) && p.cx !== undefined && p.cy !== undefined ? <circle key={p.index} cx={p.cx} cy={p.cy} r={2} fill={color} /> : <g key={p.index} />)}
+          type="monotone"
+          isAnimationActive={false}
+          connectNulls={false}
+        />
       </LineChart>
+      <span className={styles.sparkValue} aria-hidden="true">
+        {value}
+      </span>
     </span>
   );
 }
 
-export function Sparkline({ trend }: { trend: FleetTrendPoint[] }) {
+export function Sparkline({ trend, to }: { trend: FleetTrendPoint[]; to: number }) {
   const label = trendLabel(trend);
   if (!trend.length) return <span className="age">no trend</span>;
+  const t = trendSummary(trend);
   return (
     <span className={styles.sparks} role="img" aria-label={label} title={label}>
-      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" />
-      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" />
+      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={formatCount(t.lastGhosts)} to={to} />
+      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={formatPercent(t.lastLocality, 0)} to={to} />
     </span>
   );
 }

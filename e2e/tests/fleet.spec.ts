@@ -63,11 +63,16 @@ test("fleet embed renders without navigation chrome, alone and in a portal's ifr
   await page.screenshot({ path: path.join(SCREENSHOTS, "embed-fleet-iframe-600x400.png") });
 });
 
-test("a TA outage in one cluster reaches its fleet row, worst first", async ({ page, demos }) => {
+test("a TA outage and a not-Ready collector in one cluster reach its fleet row, worst first", async ({ page, demos }) => {
+  const truth = await demos.legacy.truth();
+  const node = truth.targets.find((t) => t.role === "per-node" && t.node && t.collector)!.node!;
+  // legacy tracking: the TA keeps the not-Ready collector, its targets become ghosts
+  await demos.legacy.fault({ fault: "collector-not-ready", node });
   await demos.legacy.fault({ fault: "ta-outage", role: "cluster-scraper", seconds: 60 });
   await page.goto("/fleet");
   const first = page.getByRole("region", { name: "Clusters of the fleet" }).getByRole("row").nth(1);
   await expect(first.getByRole("rowheader")).toHaveText("legacy", { timeout: 30_000 });
+  await expect(first.getByText(/^\d+ ghost targets?$/)).toBeVisible({ timeout: 30_000 });
   await expect(first.getByText(/source failing: ta\/cluster-scraper/)).toBeVisible({ timeout: 30_000 });
   await expect(first.getByText("problems", { exact: true })).toBeVisible();
   await page.screenshot({ path: path.join(SCREENSHOTS, "fleet-ta-outage-1280x800.png") });

@@ -12,9 +12,9 @@
 import { DERIVED_METRICS } from "@/lib/metrics/derived";
 import { duration, matcherSelector, type Matcher } from "@/lib/prometheus/promql";
 
-export const FLEET_LOOKBACK_MS = 24 * 3600 * 1000;
-/** points of each row's trend over the lookback */
-export const FLEET_TREND_POINTS = 96;
+import { FLEET_LOOKBACK_MS, FLEET_TREND_POINTS } from "@/lib/fleet/window";
+
+export { FLEET_LOOKBACK_MS, FLEET_TREND_POINTS };
 
 export interface FleetQueries {
   /** instant queries: one sample per cluster (and role, ownership, source) */

@@ -21,6 +21,7 @@ import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 import { PrometheusClient } from "@/server/history/prometheus-client";
 import { matchersOf } from "@/server/history/prometheus";
+import { perConfig } from "@/server/per-config";
 
 /** What the service needs of a Prometheus client (PrometheusClient; a fake in unit tests). */
 export interface FleetClient {
@@ -108,18 +109,10 @@ export class FleetService {
 }
 
 const KEY = Symbol.for("allocation-lens.fleet");
-type Holder = { [KEY]?: { key: string; service: FleetService } };
 
 /** The service of the configured fleet backend (one per configuration, kept on globalThis), or null without one. */
 export function fleetServiceFor(config: FleetConfig | undefined): FleetService | null {
-  const holder = globalThis as Holder;
-  if (!config) return null;
-  const key = JSON.stringify(config);
-  if (holder[KEY]?.key !== key) {
-    holder[KEY]?.service.close();
-    holder[KEY] = { key, service: new FleetService(config, new PrometheusClient(config.prometheus, "fleet.prometheus")) };
-  }
-  return holder[KEY].service;
+  return config ? perConfig(KEY, config, (c) => new FleetService(c, new PrometheusClient(c.prometheus, "fleet.prometheus")), (s) => s.close()) : null;
 }
 
 export const FLEET_NOT_CONFIGURED = "no fleet is configured: add a fleet section naming the metrics backend that scrapes every dashboard (README, Configuration)";
