@@ -15,7 +15,7 @@ import { HOSTILE_JOB } from "@allocation-lens/demo-cluster/internal/hostile";
 import { taGet } from "@allocation-lens/demo-cluster/acceptance/harness";
 import { allTargets, inject, startLens, truthShows, withinTwoPolls, type Lens } from "@/server/acceptance/support";
 
-const ROUTES = ["/api/v1/clusters", "/api/v1/summary", "/api/v1/nodes", "/api/v1/collectors", "/api/v1/monitors", "/api/v1/targets?limit=1000", "/api/v1/diagnostics", "/api/v1/churn", "/api/v1/fleet", "/metrics", "/api/healthz", "/api/readyz"];
+const ROUTES = ["/api/v1/clusters", "/api/v1/summary", "/api/v1/nodes", "/api/v1/collectors", "/api/v1/monitors", "/api/v1/targets?limit=1000", "/api/v1/diagnostics", "/api/v1/churn", "/metrics", "/api/healthz", "/api/readyz"];
 
 describe("no /scrape_configs value leaves the dashboard", () => {
   let lens: Lens;
