@@ -28,6 +28,7 @@ import { fleetFor } from "@/server/fleet/service";
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
 if (!HAVE_PROMETHEUS) console.warn(`skipping the fleet integration test: ${PROMETHEUS} is not installed`);
 
+const TOKEN = "fleet-test-bearer-token-41c9e2";
 const SCRAPE_S = 2;
 const REFRESH_S = 1;
 const STALE_AFTER_S = 3 * SCRAPE_S;
@@ -58,7 +59,12 @@ describe.skipIf(!HAVE_PROMETHEUS)("the fleet view from Debian's Prometheus scrap
   };
   const summary = async (d: Dashboard): Promise<SummaryView> => summaryViewSchema.parse(JSON.parse(await get(d, "/api/v1/summary")));
   const metrics = async (d: Dashboard) => parseMetrics(await get(d, "/metrics"));
-  const answer = async (): Promise<FleetView> => fleetViewSchema.parse(await fleetFor(fleet));
+  const answered: string[] = [];
+  const answer = async (): Promise<FleetView> => {
+    const a = await fleetFor(fleet);
+    answered.push(JSON.stringify(a));
+    return fleetViewSchema.parse(a);
+  };
   const row = (a: FleetView, name: string) => a.clusters.find((c) => c.cluster === name);
 
   beforeAll(async () => {
@@ -78,6 +84,8 @@ describe.skipIf(!HAVE_PROMETHEUS)("the fleet view from Debian's Prometheus scrap
         dashboards.set(name, { name, proc, ...(JSON.parse(line) as Omit<Dashboard, "name" | "proc">) });
       }),
     );
+    const tokenFile = path.join(dir, "token");
+    await writeFile(tokenFile, `${TOKEN}\n`);
     const promPort = await freePort();
     const targets = CLUSTERS.map((c) => `127.0.0.1:${dashboards.get(c.name)!.port}`);
     const configFile = path.join(dir, "prometheus.yml");
@@ -97,7 +105,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("the fleet view from Debian's Prometheus scrap
     const parsed = parseConfig({
       clusters: [{ name: "here", targetAllocators: { "per-node": { url: "http://127.0.0.1:1", flavor: "upstream", collectors: { namespace: "n", selector: {} } } } }],
       fleet: {
-        prometheus: { url: `http://127.0.0.1:${promPort}`, matchers: ['job="allocation-lens"'], timeoutSeconds: 3 },
+        prometheus: { url: `http://127.0.0.1:${promPort}`, matchers: ['job="allocation-lens"'], timeoutSeconds: 3, bearerTokenFile: tokenFile, headers: { "X-Scope-OrgID": "fleet" } },
         dashboardUrl: "https://lens.{cluster}.example.com/",
         staleAfterSeconds: STALE_AFTER_S,
         refreshSeconds: REFRESH_S,
@@ -215,5 +223,8 @@ describe.skipIf(!HAVE_PROMETHEUS)("the fleet view from Debian's Prometheus scrap
     expect(down.stale).toEqual([
       expect.objectContaining({ source: expect.stringContaining("fleet prometheus http://127.0.0.1:"), state: "stale", lastSuccess: last.at, error: expect.objectContaining({ kind: "network", hint: expect.stringMatching(/fleet\.prometheus\.url/) }) }),
     ]);
+    // the bearer token went in the Authorization header only: never into an answer
+    expect(answered.length).toBeGreaterThan(10);
+    expect(answered.some((a) => a.includes(TOKEN))).toBe(false);
   });
 });
