@@ -227,7 +227,7 @@ function FleetTable({ rows, embed, now, at, truncated }: { rows: FleetRow[]; emb
               )}
               <td className="age">{r.lastPollAt === null ? "n/a" : formatAgo(r.lastPollAt, now)}</td>
               <td>
-                <Sparkline trend={r.trend} to={at} />
+                <Sparkline trend={r.trend} to={at} compact={embed} />
               </td>
             </tr>
           ))}

@@ -12,19 +12,34 @@ import { formatCount, formatPercent } from "@/lib/format";
 import styles from "./fleet.module.css";
 
 const W = 84;
+/** the embed's narrower chart, without the line names (the legend is in the tooltip and the accessible name) */
+const W_COMPACT = 56;
 const H = 22;
 
 type Key = "ghosts" | "localityRatio";
 
-function Spark({ data, dataKey, color, domain, label, value, to }: { data: FleetTrendPoint[]; dataKey: Key; color: string; domain: [number, number | ((max: number) => number)]; label: string; value: string; to: number }) {
+interface SparkProps {
+  data: FleetTrendPoint[];
+  dataKey: Key;
+  color: string;
+  domain: [number, number | ((max: number) => number)];
+  label: string;
+  value: string;
+  to: number;
+  compact: boolean;
+}
+
+function Spark({ data, dataKey, color, domain, label, value, to, compact }: SparkProps) {
   // a point with no neighbour draws no line: give it a dot
   const lonely = (i: number) => data[i][dataKey] !== null && (data[i - 1]?.[dataKey] ?? null) === null && (data[i + 1]?.[dataKey] ?? null) === null;
   return (
     <span className={styles.spark}>
-      <span className={styles.sparkLabel} aria-hidden="true">
-        {label}
-      </span>
-      <LineChart width={W} height={H} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }} accessibilityLayer={false}>
+      {compact ? null : (
+        <span className={styles.sparkLabel} aria-hidden="true">
+          {label}
+        </span>
+      )}
+      <LineChart width={compact ? W_COMPACT : W} height={H} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }} accessibilityLayer={false}>
         <XAxis hide dataKey="t" type="number" domain={[to - FLEET_LOOKBACK_MS, to]} />
         <YAxis hide domain={domain} />
         <Line
@@ -44,14 +59,14 @@ function Spark({ data, dataKey, color, domain, label, value, to }: { data: Fleet
   );
 }
 
-export function Sparkline({ trend, to }: { trend: FleetTrendPoint[]; to: number }) {
+export function Sparkline({ trend, to, compact = false }: { trend: FleetTrendPoint[]; to: number; compact?: boolean }) {
   const label = trendLabel(trend);
   if (!trend.length) return <span className="age">no trend</span>;
   const t = trendSummary(trend);
   return (
     <span className={styles.sparks} role="img" aria-label={label} title={label}>
-      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={formatCount(t.lastGhosts)} to={to} />
-      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={formatPercent(t.lastLocality, 0)} to={to} />
+      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={formatCount(t.lastGhosts)} to={to} compact={compact} />
+      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={formatPercent(t.lastLocality, 0)} to={to} compact={compact} />
     </span>
   );
 }
