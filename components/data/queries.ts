@@ -16,6 +16,8 @@ import type { Freshness } from "@/lib/views/summary";
 
 export interface ClustersView {
   demo: boolean;
+  /** a fleet backend is configured: the Fleet view exists */
+  fleet: boolean;
   clusters: { name: string; pollIntervalSeconds: number; roles: { role: string; flavor: string }[] }[];
 }
 

@@ -5,6 +5,7 @@ import { Suspense, type ReactNode } from "react";
 import { ThemeToggle } from "@/components/shell/ThemeToggle";
 import { ClusterPicker } from "@/components/shell/ClusterPicker";
 import { DemoPanel } from "@/components/shell/DemoPanel";
+import { useClusters } from "@/components/data/queries";
 
 export const VIEWS = [
   { href: "/", label: "Overview" },
@@ -17,9 +18,13 @@ export const VIEWS = [
   { href: "/diagnostics", label: "Diagnostics" },
 ] as const;
 
+/** Shown only when the configuration has a fleet backend (GET /api/v1/clusters says so). */
+export const FLEET_VIEW = { href: "/fleet", label: "Fleet" } as const;
+
 function Nav() {
   const pathname = usePathname();
   const params = useSearchParams();
+  const fleet = useClusters().data?.fleet === true;
   const keep = new URLSearchParams();
   for (const k of ["cluster", "theme"]) {
     const v = params.get(k);
@@ -28,7 +33,7 @@ function Nav() {
   const suffix = keep.toString() ? `?${keep}` : "";
   return (
     <nav className="shell-nav" aria-label="Views">
-      {VIEWS.map((v) => (
+      {[...VIEWS, ...(fleet ? [FLEET_VIEW] : [])].map((v) => (
         <Link key={v.href} href={`${v.href}${suffix}`} aria-current={pathname === v.href ? "page" : undefined} prefetch={false}>
           {v.label}
         </Link>

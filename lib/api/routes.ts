@@ -12,6 +12,7 @@ import {
   clustersViewSchema,
   collectorsViewSchema,
   diagnosticsViewSchema,
+  fleetViewSchema,
   lostViewSchema,
   nodeDetailViewSchema,
   nodesViewSchema,
@@ -129,6 +130,17 @@ export const API_ROUTES: Readonly<Record<string, RouteDoc>> = {
     summary: "Automated troubleshooting checks, each with status, evidence and fix",
     ok: diagnosticsViewSchema,
     description: "every check",
+  },
+  "/api/v1/fleet": {
+    operationId: "getFleet",
+    summary: "Every cluster the fleet's metrics backend holds: its figures, status, 24-hour trend and dashboard link, worst first",
+    ok: fleetViewSchema,
+    description: "one row per cluster; the last good answer, with the backend in `stale`, when the backend fails",
+    cluster: false,
+    errors: {
+      "404": "no fleet is configured (code fleet_not_configured)",
+      "502": "the backend failed and there is no earlier answer to show (code fleet_unavailable)",
+    },
   },
 };
 

@@ -501,6 +501,7 @@ export type DiagnosticsView = z.infer<typeof diagnosticsViewSchema>;
 export const clustersViewSchema = z
   .object({
     demo: z.boolean(),
+    fleet: z.boolean().meta({ description: "a fleet backend is configured: GET /api/v1/fleet answers" }),
     clusters: z.array(
       z
         .object({
@@ -514,6 +515,60 @@ export const clustersViewSchema = z
   .strict()
   .meta({ id: "ClustersView" });
 export type ClustersView = z.infer<typeof clustersViewSchema>;
+
+export const FLEET_STATUSES = ["stopped", "bad", "warn", "ok"] as const;
+export const fleetStatusSchema = z.enum(FLEET_STATUSES).meta({ description: "stopped (its series stopped), bad, warn or ok; rows are sorted in this order" });
+export type FleetStatus = z.infer<typeof fleetStatusSchema>;
+
+export const fleetRoleSchema = z
+  .object({
+    localityRatio: z.number().nullable().meta({ description: "local / (local + cross_node + cross_zone); null when the dashboard exports none" }),
+    ghosts: int().nullable(),
+    unassigned: int().nullable().meta({ description: "the live unassigned count; null when the TA's count is unknown" }),
+  })
+  .strict();
+
+export const fleetTrendPointSchema = z
+  .object({
+    t: ms,
+    ghosts: int().nullable().meta({ description: "ghost targets of all roles (the worst value in the step)" }),
+    localityRatio: z.number().nullable().meta({ description: "the per-node locality ratio (the mean over the step)" }),
+  })
+  .strict();
+export type FleetTrendPoint = z.infer<typeof fleetTrendPointSchema>;
+
+export const fleetRowSchema = z
+  .object({
+    cluster: z.string().meta({ description: "the cluster label of the dashboard's series" }),
+    status: fleetStatusSchema,
+    problems: z.array(z.string()).meta({ description: "what makes the status, worst first" }),
+    seenAt: nullableMs.meta({ description: "the time of the cluster's last sample in the backend; null when none is current" }),
+    lastPollAt: nullableMs.meta({ description: "when the cluster's dashboard finished its last poll (allocation_lens_last_poll_timestamp_seconds)" }),
+    roles: byRole(fleetRoleSchema),
+    monitors: z.object({ double: int(), orphaned: int(), misrouted: int() }).strict().nullable(),
+    nodesWithoutCollector: int().nullable(),
+    sources: z.array(z.object({ source: z.string(), up: z.boolean() }).strict()).meta({ description: "each source (a TA, an informer) and whether its last poll succeeded" }),
+    trend: z.array(fleetTrendPointSchema).meta({ description: "the last 24 hours" }),
+    dashboardUrl: z.string().nullable().meta({ description: "the cluster's own dashboard (fleet.dashboardUrl), an http(s) URL; null without one" }),
+  })
+  .strict()
+  .meta({ id: "FleetRow" });
+export type FleetRow = z.infer<typeof fleetRowSchema>;
+
+/** GET /api/v1/fleet */
+export const fleetViewSchema = z
+  .object({
+    at: ms.meta({ description: "when the backend answered the figures shown" }),
+    pollIntervalMs: z.number().meta({ description: "how often the server asks the backend (fleet.refreshSeconds)" }),
+    stale: z.array(sourceViewSchema).meta({ description: "the backend, when its last query failed: the last good answer is shown" }),
+    backend: z.string().meta({ description: "the backend's scheme, host and path" }),
+    staleAfterMs: z.number().meta({ description: "a cluster whose last sample is older than this is stopped" }),
+    clusters: z.array(fleetRowSchema).meta({ description: "one row per cluster, worst first" }),
+    truncated: int().meta({ description: "clusters left out past the row limit" }),
+  })
+  .strict()
+  .meta({ id: "FleetView" });
+export type FleetView = z.infer<typeof fleetViewSchema>;
 
 export const apiErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }).strict() })

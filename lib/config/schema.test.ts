@@ -196,6 +196,59 @@ describe("parseConfig", () => {
     });
   });
 
+  describe("fleet", () => {
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const withFleet = (fleet: unknown) => parseConfig({ ...base, fleet });
+
+    it("is optional; given, takes the history.prometheus options and fills its defaults", () => {
+      const none = parseConfig(base);
+      expect(none.ok && none.config.fleet).toBeUndefined();
+      const r = withFleet({
+        prometheus: { url: "https://thanos.example.com", tls: { ca: "/ca.crt" }, bearerTokenFile: "/secrets/t", headers: { "X-Scope-OrgID": "ops" }, matchers: ['job="allocation-lens"'] },
+        dashboardUrl: "https://lens.{cluster}.example.com/",
+      });
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      expect(r.config.fleet).toMatchObject({ dashboardUrl: "https://lens.{cluster}.example.com/", staleAfterSeconds: 120, refreshSeconds: 15, prometheus: { timeoutSeconds: 10, matchers: ['job="allocation-lens"'] } });
+      expect(withFleet({ prometheus: { url: "http://prometheus:9090" } }).ok).toBe(true);
+    });
+
+    it("names each bad field, never echoing a header value, a token or a password", () => {
+      const SECRET = "S3cretPa55";
+      const r = withFleet({
+        prometheus: { url: `https://u:${SECRET}@thanos:10902`, headers: { Cookie: SECRET }, bearerTokenFile: 5, matchers: ["job"] },
+        dashboardUrl: `javascript:alert({cluster})`,
+        staleAfterSeconds: "soon",
+        refreshSeconds: 0,
+        colour: SECRET,
+      });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      const text = r.errors.join("\n");
+      expect(text).toMatch(/fleet\.prometheus\.url: no user or password in the URL/);
+      expect(text).toMatch(/fleet\.prometheus\.headers\.Cookie: credentials do not go in headers/);
+      expect(text).toMatch(/fleet\.prometheus\.bearerTokenFile: .*\(got a number\)/);
+      expect(text).toMatch(/fleet\.prometheus\.matchers\[0\]: expected a PromQL label matcher/);
+      expect(text).toMatch(/fleet\.dashboardUrl: expected an http:\/\/ or https:\/\/ URL once \{cluster\} is replaced/);
+      expect(text).toContain('fleet.staleAfterSeconds: expected a number of seconds (got "soon")');
+      expect(text).toMatch(/fleet\.refreshSeconds: .*\(got 0\)/);
+      expect(text).toMatch(/fleet: .*colour/);
+      expect(text).not.toContain(SECRET);
+    });
+
+    it("wants {cluster} in the dashboard URL and nothing else in braces, and no user in it", () => {
+      const err = (dashboardUrl: string) => {
+        const r = withFleet({ prometheus: { url: "http://p:9090" }, dashboardUrl });
+        return r.ok ? "" : r.errors.join("\n");
+      };
+      expect(err("https://lens.example.com/")).toMatch(/fleet\.dashboardUrl: expected a URL containing \{cluster\}/);
+      expect(err("https://lens.{cluster}.example.com/{pod}")).toMatch(/only \{cluster\} may be written in braces/);
+      expect(err("https://admin:pw@lens.{cluster}.example.com/")).toMatch(/no user or password/);
+      expect(err("https://admin:pw@lens.{cluster}.example.com/")).not.toContain("pw@");
+      expect(err("https://lens.example.com/?cluster={cluster}")).toBe("");
+    });
+  });
+
   describe("errors never show a credential", () => {
     const SECRET = "S3cretPa55";
     const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };

@@ -10,6 +10,7 @@ import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
 import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/headers";
 import { parseMatcher } from "@/lib/prometheus/promql";
 import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
+import { templateProblem } from "@/lib/fleet/link";
 
 const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
   message: "expected a Kubernetes label key such as app.kubernetes.io/component",
@@ -178,8 +179,9 @@ const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"
 
 /**
  * A Prometheus-compatible query endpoint (Prometheus, Thanos Query, Mimir) holding the `allocation_lens_` series that it
- * scraped from this dashboard: the churn view reads long ranges from it. `url` is the API root (the part before
- * `/api/v1/query`), possibly with a path prefix such as `/prometheus` for Mimir.
+ * scraped from dashboards: the churn view reads this dashboard's long ranges from it (history.prometheus), the fleet view
+ * every dashboard's latest figures (fleet.prometheus). `url` is the API root (the part before `/api/v1/query`), possibly
+ * with a path prefix such as `/prometheus` for Mimir.
  */
 export const historyPrometheusSchema = z
   .object({
@@ -213,6 +215,27 @@ export const historyPrometheusSchema = z
   })
   .strict();
 
+/**
+ * The fleet view (GET /api/v1/fleet): one row per cluster whose dashboard the backend scrapes. `dashboardUrl` is a template
+ * of each cluster's own dashboard: `{cluster}` is replaced by the cluster's name (a DNS label; other names get no link).
+ */
+export const fleetSchema = z
+  .object({
+    prometheus: historyPrometheusSchema,
+    dashboardUrl: z
+      .string({ message: "expected a URL template such as https://lens.{cluster}.example.com/" })
+      .superRefine((t, ctx) => {
+        const problem = templateProblem(t);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional(),
+    /** a cluster whose last sample is older than this is shown as stopped (a few scrape intervals) */
+    staleAfterSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(86_400).default(120),
+    /** the backend is asked at most once per this many seconds, whatever the number of browsers */
+    refreshSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
@@ -228,6 +251,7 @@ export const configSchema = z
     auth: authSchema.default({ ...DEFAULT_AUTH, trustedProxies: [], exemptPaths: [...DEFAULT_EXEMPT_PATHS] }),
     embed: embedSchema.default({ frameAncestors: [...DEFAULT_FRAME_ANCESTORS] }),
     server: serverSchema.default({ ...DEFAULT_INBOUND_LIMITS }),
+    fleet: fleetSchema.optional(),
     /**
      * Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. The control API wants its
      * per-run token, read from controlTokenFile (the demo writes both into the configuration it generates).
@@ -256,6 +280,7 @@ export type AuthConfig = z.infer<typeof authSchema>;
 export type EmbedConfig = z.infer<typeof embedSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
+export type FleetConfig = z.infer<typeof fleetSchema>;
 export type TlsConfig = z.infer<typeof tlsSchema>;
 
 /**
@@ -288,8 +313,11 @@ const ECHOED_FIELDS = new Set([
   "maxBytes",
   "matchers",
   "frameAncestors",
+  "dashboardUrl",
+  "staleAfterSeconds",
+  "refreshSeconds",
 ]);
-const URL_FIELDS = new Set(["url", "control"]);
+const URL_FIELDS = new Set(["url", "control", "dashboardUrl"]);
 /** Path segments under which nothing is shown: credentials, headers, the whole auth section. */
 const SECRET_SEGMENT = /auth|token|secret|passw|key|credential|cookie|bearer|header|cert|private/i;
 

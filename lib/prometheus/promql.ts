@@ -51,10 +51,14 @@ export function parseMatcher(text: string): { ok: true; matcher: Matcher } | { o
 
 const render = (m: Matcher) => `${m.name}${m.op}"${escapeLabelValue(m.value)}"`;
 
+/** `metric{<matchers>}` with every value escaped. */
+export function matcherSelector(metric: string, matchers: readonly Matcher[]): string {
+  return `${metric}{${matchers.map(render).join(",")}}`;
+}
+
 /** `metric{cluster="c",<extra>,<configured matchers>}` with every value escaped. */
 export function selector(metric: string, cluster: string, extra: readonly Matcher[] = [], matchers: readonly Matcher[] = []): string {
-  const all: Matcher[] = [{ name: "cluster", op: "=", value: cluster }, ...extra, ...matchers];
-  return `${metric}{${all.map(render).join(",")}}`;
+  return matcherSelector(metric, [{ name: "cluster", op: "=", value: cluster }, ...extra, ...matchers]);
 }
 
 /** Prometheus duration for whole milliseconds (`90000ms` is valid PromQL; seconds when exact, for readability). */

@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * A client of the Prometheus HTTP API (`/api/v1/query_range`, `/api/v1/query`) as Prometheus, Thanos Query and Mimir serve
- * it, for the churn view's long ranges (history.prometheus). POST with a form body (GET when the endpoint answers 405),
+ * it, for the churn view's long ranges (history.prometheus) and the fleet view (fleet.prometheus). POST with a form body (GET when the endpoint answers 405),
  * Accept JSON, a deadline per query (`timeoutSeconds`, from sending it to the answer's last byte), a response-size limit, mTLS, a bearer token read from its file at each request (rotation works)
  * and plain headers such as Mimir's X-Scope-OrgID. Answers are validated (lib/prometheus/schemas.ts); every failure is a
  * SourceError with a hint. The token is only ever put in the Authorization header: never in a message or a log.
@@ -23,7 +23,11 @@ export class PrometheusClient {
   /** requests sent (tests) */
   requests = 0;
 
-  constructor(private readonly config: HistoryPrometheusConfig) {
+  /** `key`: where the configuration says this endpoint, named by the hints (history.prometheus, fleet.prometheus) */
+  constructor(
+    private readonly config: HistoryPrometheusConfig,
+    private readonly key = "history.prometheus",
+  ) {
     this.base = new URL(config.url);
     this.endpoint = redactEndpoint(config.url);
     this.source = `prometheus ${this.endpoint}`;
@@ -31,7 +35,7 @@ export class PrometheusClient {
   }
 
   private readFile(path: string, what: string): Buffer {
-    return readConfiguredFile(path, what, this.source, "check the file paths under history.prometheus and that the file is mounted and readable");
+    return readConfiguredFile(path, what, this.source, `check the file paths under ${this.key} and that the file is mounted and readable`);
   }
 
   /** A range query: one evaluation every `step` seconds from `start` to `end` (seconds since the epoch). */
@@ -49,7 +53,7 @@ export class PrometheusClient {
   }
 
   private schemaError(message: string): SourceError {
-    return new SourceError({ source: this.source, kind: "schema", message, hint: "is history.prometheus.url the root of a Prometheus-compatible query API?" });
+    return new SourceError({ source: this.source, kind: "schema", message, hint: `is ${this.key}.url the root of a Prometheus-compatible query API?` });
   }
 
   private async call(api: string, params: Record<string, string>): Promise<Extract<PromResponse, { status: "success" }>["data"]> {
@@ -70,7 +74,7 @@ export class PrometheusClient {
         kind: "parse",
         status: res.status,
         message: `not JSON (${(res.contentType || "no content type").split(";")[0].slice(0, 60)})`,
-        hint: "is history.prometheus.url the API root (not a UI page or a login page)?",
+        hint: `is ${this.key}.url the API root (not a UI page or a login page)?`,
         detail: `body: ${bodyExcerpt(res.body) || "(empty)"}`,
       });
     }
@@ -91,7 +95,7 @@ export class PrometheusClient {
         hint:
           body.errorType === "timeout" || res.status === 503
             ? "the backend gave up on the query: shorten the range or raise its query timeout"
-            : "check history.prometheus.matchers; the backend refused the query",
+            : `check ${this.key}.matchers; the backend refused the query`,
       });
     }
     if (res.status >= 400) throw this.httpError(res.status, "");
@@ -104,7 +108,7 @@ export class PrometheusClient {
       kind: "forbidden",
       status,
       message: `HTTP ${status}`,
-      hint: "check history.prometheus.bearerTokenFile, tls and headers (Mimir needs X-Scope-OrgID)",
+      hint: `check ${this.key}.bearerTokenFile, tls and headers (Mimir needs X-Scope-OrgID)`,
     });
   }
 
@@ -114,7 +118,7 @@ export class PrometheusClient {
       kind: status === 404 ? "not_found" : "http",
       status,
       message: `HTTP ${status} from the backend`,
-      hint: status === 404 ? "check the path in history.prometheus.url: the API root, e.g. https://mimir/prometheus for Mimir" : "the server log has the start of the backend's answer",
+      hint: status === 404 ? `check the path in ${this.key}.url: the API root, e.g. https://mimir/prometheus for Mimir` : "the server log has the start of the backend's answer",
       detail: text ? `body: ${text}` : undefined,
     });
   }
@@ -142,10 +146,10 @@ export class PrometheusClient {
         timeoutMs: this.config.timeoutSeconds * 1000,
         maxBytes: this.config.maxResponseBytes,
         hints: {
-          tooLarge: "shorten the range, or raise history.prometheus.maxResponseBytes",
-          timeout: "the backend is slow or unreachable: shorten the range or raise history.prometheus.timeoutSeconds (a deadline per query)",
-          tls: "check history.prometheus.tls (ca for the server certificate; cert and key when it requires a client certificate)",
-          network: "is the backend running and reachable at history.prometheus.url?",
+          tooLarge: `shorten the range, or raise ${this.key}.maxResponseBytes`,
+          timeout: `the backend is slow or unreachable: shorten the range or raise ${this.key}.timeoutSeconds (a deadline per query)`,
+          tls: `check ${this.key}.tls (ca for the server certificate; cert and key when it requires a client certificate)`,
+          network: `is the backend running and reachable at ${this.key}.url?`,
         },
       },
     );

@@ -11,6 +11,7 @@ import { churnQueries, flappingBucketsQuery, parseMatcher, type Matcher } from "
 import { flappersFromVector, rangeGrid, rankFlappers, seriesFromMatrices, timelineFromMatrices } from "@/lib/prometheus/reshape";
 import { PrometheusClient } from "@/server/history/prometheus-client";
 import { SourceError } from "@/lib/source-error";
+import { perConfig } from "@/server/per-config";
 
 export interface PrometheusChurn {
   timeline: TimelineBucket[];
@@ -60,16 +61,8 @@ export async function churnFromPrometheus(client: PrometheusClient, cluster: str
 }
 
 const KEY = Symbol.for("allocation-lens.history-prometheus");
-type Holder = { [KEY]?: { key: string; client: PrometheusClient } };
 
 /** The client of the configured backend (one per configuration), or null when none is configured. */
 export function prometheusClientFor(config: HistoryPrometheusConfig | undefined): PrometheusClient | null {
-  const holder = globalThis as Holder;
-  if (!config) return null;
-  const key = JSON.stringify(config);
-  if (holder[KEY]?.key !== key) {
-    holder[KEY]?.client.close();
-    holder[KEY] = { key, client: new PrometheusClient(config) };
-  }
-  return holder[KEY].client;
+  return config ? perConfig(KEY, config, (c) => new PrometheusClient(c), (client) => client.close()) : null;
 }

@@ -8,6 +8,7 @@ export async function GET() {
     const runtime = await getRuntime();
     return {
       demo: Boolean(runtime.config.demo),
+      fleet: Boolean(runtime.config.fleet),
       clusters: runtime.config.clusters.map((c) => ({
         name: c.name,
         pollIntervalSeconds: c.pollIntervalSeconds,

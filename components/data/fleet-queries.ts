@@ -1,0 +1,15 @@
+"use client";
+/** The fleet view's query (GET /api/v1/fleet): not per cluster, polled; the last answer stays while a refetch fails. */
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
+import type { FleetView } from "@/lib/api/schemas";
+import { getJson, POLL_MS, queryKeys } from "@/components/data/queries";
+
+export const fleetQuery = () =>
+  queryOptions({
+    queryKey: [...queryKeys.all, "fleet"] as const,
+    queryFn: ({ signal }) => getJson<FleetView>("/api/v1/fleet", signal),
+    refetchInterval: POLL_MS,
+    placeholderData: keepPreviousData,
+  });
+
+export const useFleet = () => useQuery(fleetQuery());

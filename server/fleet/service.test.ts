@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig, type FleetConfig } from "@/lib/config/schema";
+import { fleetViewSchema } from "@/lib/api/schemas";
+import { SourceError } from "@/lib/source-error";
+import type { Matrix, Vector } from "@/lib/prometheus/schemas";
+import { ApiError } from "@/server/api";
+import { FleetService, fleetFor, type FleetClient } from "@/server/fleet/service";
+
+const config = (): FleetConfig => {
+  const r = parseConfig({
+    clusters: [{ name: "x", targetAllocators: { "per-node": { url: "http://ta:80", flavor: "upstream", collectors: { namespace: "n", selector: {} } } } }],
+    fleet: { prometheus: { url: "http://prometheus:9090", matchers: ['job="allocation-lens"'] }, dashboardUrl: "https://lens.{cluster}.example.com/", refreshSeconds: 10 },
+  });
+  if (!r.ok) throw new Error(r.errors.join("\n"));
+  return r.config.fleet!;
+};
+
+class FakeClient implements FleetClient {
+  readonly endpoint = "http://prometheus:9090";
+  calls = 0;
+  fail: SourceError | null = null;
+  queries: string[] = [];
+  async query(q: string, time: number): Promise<Vector> {
+    this.calls++;
+    this.queries.push(q);
+    await Promise.resolve();
+    if (this.fail) throw this.fail;
+    if (q.startsWith("max by (cluster) (timestamp(")) return [{ metric: { cluster: "a" }, value: [time, String(time - 1)] }];
+    if (q.includes("allocation_lens_last_poll_timestamp_seconds{") && q.startsWith("max by (cluster) (allocation_lens_last_poll")) return [{ metric: { cluster: "a" }, value: [time, String(time - 2)] }];
+    if (q.includes('class="ghost"')) return [{ metric: { cluster: "a", role: "per-node" }, value: [time, "3"] }];
+    return [];
+  }
+  async queryRange(): Promise<Matrix> {
+    this.calls++;
+    if (this.fail) throw this.fail;
+    return [];
+  }
+}
+
+const NOW = 1_800_000_000_000;
+
+describe("the fleet service", () => {
+  it("asks the backend once per refresh interval, whatever the number of requests", async () => {
+    const client = new FakeClient();
+    const s = new FleetService(config(), client, () => {});
+    const answers = await Promise.all(Array.from({ length: 20 }, () => s.get(NOW)));
+    expect(client.calls).toBe(10);
+    expect(new Set(answers).size).toBe(1);
+    await s.get(NOW + 9_999);
+    expect(client.calls).toBe(10);
+    await s.get(NOW + 10_000);
+    expect(client.calls).toBe(20);
+    expect(s.refreshes).toBe(2);
+    const a = fleetViewSchema.parse(answers[0]);
+    expect(a).toMatchObject({ at: NOW, pollIntervalMs: 10_000, stale: [], backend: "http://prometheus:9090", staleAfterMs: 120_000, truncated: 0 });
+    expect(a.clusters).toEqual([expect.objectContaining({ cluster: "a", status: "bad", problems: ["3 ghost targets"], dashboardUrl: "https://lens.a.example.com/" })]);
+    expect(client.queries.every((q) => q.includes('job="allocation-lens"'))).toBe(true);
+  });
+
+  it("keeps the last good answer when the backend fails, with the backend in stale, and logs the error once", async () => {
+    const client = new FakeClient();
+    const logged: string[] = [];
+    const s = new FleetService(config(), client, (m) => logged.push(m));
+    const good = await s.get(NOW);
+    client.fail = new SourceError({ source: "prometheus http://prometheus:9090/api/v1/query", kind: "network", message: "connect ECONNREFUSED 127.0.0.1:9090", hint: "is the backend running?" });
+    const down = fleetViewSchema.parse(await s.get(NOW + 10_000));
+    expect(down.clusters).toEqual(good.clusters);
+    expect(down.at).toBe(NOW);
+    expect(down.stale).toEqual([
+      {
+        source: "fleet prometheus http://prometheus:9090",
+        state: "stale",
+        lastSuccess: NOW,
+        latencyMs: expect.any(Number),
+        error: { source: "prometheus http://prometheus:9090/api/v1/query", kind: "network", message: "connect ECONNREFUSED 127.0.0.1:9090", hint: "is the backend running?" },
+      },
+    ]);
+    await s.get(NOW + 20_000);
+    expect(logged.filter((l) => l.includes("ECONNREFUSED"))).toHaveLength(1);
+    client.fail = null;
+    expect((await s.get(NOW + 30_000)).stale).toEqual([]);
+    expect(logged.at(-1)).toMatch(/answers again/);
+  });
+
+  it("answers 502 when the backend fails before any answer, without asking it again within the interval", async () => {
+    const client = new FakeClient();
+    client.fail = new SourceError({ source: "prometheus x", kind: "timeout", message: "no answer within 10 s" });
+    const s = new FleetService(config(), client, () => {});
+    const e = await s.get(NOW).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ status: 502, code: "fleet_unavailable", message: expect.stringContaining("no answer within 10 s") });
+    const calls = client.calls;
+    await s.get(NOW + 1).catch(() => {});
+    expect(client.calls).toBe(calls);
+  });
+
+  it("answers 404 without a fleet configuration", async () => {
+    await expect(fleetFor({ fleet: undefined })).rejects.toMatchObject({ status: 404, code: "fleet_not_configured" });
+  });
+});
