@@ -40,6 +40,8 @@ describe("PollHost", () => {
     // the poll's CPU is the worker thread's: a few ms for 4 nodes, not the process' total since start
     expect(meta.pollCpuMs).toBeGreaterThanOrEqual(0);
     expect(meta.pollCpuMs).toBeLessThan(meta.pollMs + 1000);
+    // and at a lower scheduling priority than this thread, which serves HTTP
+    expect(host.priority).toBe("nice 10");
   });
 
   it("serves the pushed answers without asking the worker, and asks a question with parameters once per poll", async () => {

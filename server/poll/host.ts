@@ -126,6 +126,8 @@ export class PollHost {
   private restartTimer: NodeJS.Timeout | undefined;
   /** worker starts so far (1 + restarts) */
   starts = 0;
+  /** the poll thread's scheduling priority, as the worker reported it when it started */
+  priority: string | undefined;
 
   constructor(
     config: Config,
@@ -158,6 +160,7 @@ export class PollHost {
   private receive(m: FromWorker): void {
     switch (m.t) {
       case "started":
+        this.priority = m.priority;
         return;
       case "log":
         console[m.level](m.line);

@@ -36,7 +36,8 @@ export type ToWorker =
   | { t: "stop"; id: number };
 
 export type FromWorker =
-  | { t: "started"; clusters: string[] }
+  /** `priority`: the poll thread's scheduling priority ("nice 10"), or why it is unchanged */
+  | { t: "started"; clusters: string[]; priority: string }
   | { t: "polled"; cluster: string; meta: SnapshotMeta; answers: Array<{ key: string; answer: Answer }> }
   | { t: "reply"; id: number; ok: true; value: unknown }
   | { t: "reply"; id: number; ok: false; error: { status: number; code: string; message: string } }

@@ -9,6 +9,8 @@ import "server-only";
  * Started from a bundle (`npm run build` writes <dist>/allocation-lens-poll-worker.mjs) or, in a source tree, through
  * tsx (scripts/ts-worker.mjs).
  */
+import fs from "node:fs";
+import os from "node:os";
 import { format } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfigFile } from "@/server/config";
@@ -42,6 +44,24 @@ function errorAnswer(e: unknown, question: AnswerQuestion): Answer {
   return encode({ error: { code: "internal", message: "internal error" } }, 500);
 }
 
+/**
+ * The poll thread runs at a lower scheduling priority than the thread that serves HTTP (nice +10 for this thread only, on
+ * Linux, where /proc/thread-self names the thread's id): when both want the CPU, page loads and API answers go first and
+ * the poll takes a little longer. Lowering one's own priority needs no privilege; where it fails the poll runs as before.
+ */
+export const POLL_THREAD_NICE = 10;
+
+function lowerPriority(): string {
+  try {
+    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    if (!Number.isInteger(tid) || tid <= 0) return "no thread id";
+    os.setPriority(tid, Math.max(os.getPriority(tid), POLL_THREAD_NICE));
+    return `nice ${os.getPriority(tid)}`;
+  } catch (e) {
+    return `unchanged (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+}
+
 function withoutAnalysis(s: Snapshot): Omit<Snapshot, "analysis"> {
   const copy: Partial<Snapshot> = { ...s };
   delete copy.analysis;
@@ -49,6 +69,7 @@ function withoutAnalysis(s: Snapshot): Omit<Snapshot, "analysis"> {
 }
 
 function main(): void {
+  const priority = lowerPriority();
   const config = loadConfigFile(init.configFile);
   const pollers = new Map(config.clusters.map((c) => [c.name, new ClusterPoller(c)]));
   const metrics = new WorkerMetrics(pollers);
@@ -115,7 +136,7 @@ function main(): void {
   });
 
   for (const p of pollers.values()) p.start();
-  post({ t: "started", clusters: [...pollers.keys()] });
+  post({ t: "started", clusters: [...pollers.keys()], priority });
 }
 
 try {
