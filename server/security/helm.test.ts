@@ -140,10 +140,12 @@ if (!fs.existsSync(HELM)) {
       }
       expect("fleet" in rawConfig(defaults)).toBe(false);
       expect(rawConfig(example("replicas-oauth2-proxy.yaml")).fleet).toEqual({
-        url: "https://thanos-query.monitoring:10902",
-        matchers: ['job="allocation-lens"'],
-        dashboardUrlTemplate: "https://allocation-lens.{cluster}.example.com/",
-        tls: { ca: "/etc/allocation-lens/secrets/monitoring-ca/ca.crt" },
+        prometheus: {
+          url: "https://thanos-query.monitoring:10902",
+          matchers: ['job="allocation-lens"'],
+          tls: { ca: "/etc/allocation-lens/secrets/monitoring-ca/ca.crt" },
+        },
+        dashboardUrl: "https://allocation-lens.{cluster}.example.com/",
       });
     });
 

@@ -46,8 +46,8 @@
 {{- $_ := set $config "lease" (dict "namespace" .Release.Namespace) -}}
 {{- end -}}
 {{- if $v.fleet.enabled -}}
-{{- $f := include "allocation-lens.queryEndpoint" $v.fleet | fromJson -}}
-{{- if $v.fleet.dashboardUrlTemplate -}}{{- $_ := set $f "dashboardUrlTemplate" $v.fleet.dashboardUrlTemplate -}}{{- end -}}
+{{- $f := dict "prometheus" (include "allocation-lens.queryEndpoint" $v.fleet | fromJson) -}}
+{{- if $v.fleet.dashboardUrlTemplate -}}{{- $_ := set $f "dashboardUrl" $v.fleet.dashboardUrlTemplate -}}{{- end -}}
 {{- $_ := set $config "fleet" $f -}}
 {{- end -}}
 {{- toYaml $config -}}
