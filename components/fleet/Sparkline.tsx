@@ -2,7 +2,8 @@
 /**
  * A row's 24-hour trend: two tiny line charts (ghosts, per-node locality) on a time axis that ends at the answer's time,
  * so a cluster with an hour of history draws at the right end only; isolated points get a dot. Described in words for
- * screen readers and the tooltip, with the latest value beside each line.
+ * screen readers and the tooltip, with the worst value of the 24 hours beside each line (the table's columns hold the
+ * latest; the trend's last point is up to one query step older).
  */
 import { Line, LineChart, XAxis, YAxis } from "recharts";
 import type { FleetTrendPoint } from "@/lib/api/schemas";
@@ -65,8 +66,8 @@ export function Sparkline({ trend, to, compact = false }: { trend: FleetTrendPoi
   const t = trendSummary(trend);
   return (
     <span className={styles.sparks} role="img" aria-label={label} title={label}>
-      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={formatCount(t.lastGhosts)} to={to} compact={compact} />
-      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={formatPercent(t.lastLocality, 0)} to={to} compact={compact} />
+      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={t.maxGhosts === null ? "–" : `max ${formatCount(t.maxGhosts)}`} to={to} compact={compact} />
+      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={t.minLocality === null ? "–" : `min ${formatPercent(t.minLocality, 0)}`} to={to} compact={compact} />
     </span>
   );
 }
