@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshnessSchema, summaryViewSchema } from "@/lib/api/schemas";
+import { freshnessSchema, summaryViewSchema, type SourceView } from "@/lib/api/schemas";
 import { holderSource, withHolderStale } from "@/lib/lease/holder-stale";
 
 const problem = { cluster: "prod", kind: "network" as const, message: "connect ECONNREFUSED 10.0.0.2:3000", lastSuccess: 1000 };
@@ -17,7 +17,7 @@ describe("withHolderStale", () => {
   });
 
   it("says error when no answer ever came from the holder, and adds it to a summary's sources", () => {
-    const out = withHolderStale({ stale: [], sources: [] }, { ...problem, lastSuccess: null });
+    const out = withHolderStale<{ stale: SourceView[]; sources: SourceView[] }>({ stale: [], sources: [] }, { ...problem, lastSuccess: null });
     expect(out.sources).toEqual(out.stale);
     expect(out.stale[0].state).toBe("error");
     expect(summaryViewSchema.shape.sources.parse(out.sources)).toHaveLength(1);

@@ -67,7 +67,7 @@ describe("Leases in the demo's Kubernetes API", () => {
     expect(await status(c.replaceNamespacedLease({ name: "lens-a", namespace: NS, body: { ...read, spec: { ...read.spec, holderIdentity: "pod-2" } } }))).toBe(409);
     expect((await c.readNamespacedLease({ name: "lens-a", namespace: NS })).spec?.holderIdentity).toBe("pod-1");
     // no unconditional updates; no create by update
-    const { resourceVersion: _rv, ...noVersion } = renewed.metadata!;
+    const noVersion = { ...renewed.metadata!, resourceVersion: undefined };
     expect(await status(c.replaceNamespacedLease({ name: "lens-a", namespace: NS, body: { ...renewed, metadata: noVersion } }))).toBe(422);
     expect(await status(c.replaceNamespacedLease({ name: "lens-b", namespace: NS, body: lease("lens-b", "pod-1") }))).toBe(404);
     expect((await c.listNamespacedLease({ namespace: NS })).items.map((l) => l.metadata?.name)).toEqual(["lens-a"]);
