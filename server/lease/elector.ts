@@ -56,6 +56,12 @@ export function leaseCalls(api: k8s.CoordinationV1Api, namespace: string, name: 
   };
 }
 
+/** The Kubernetes API calls of the Lease election, for the RBAC test: get, create and update of leases in `lease.namespace`. */
+export function leaseApiCalls(lease: { namespace: string } | undefined): Array<{ group: string; resource: string; verb: "get" | "create" | "update"; namespace: string }> {
+  if (!lease) return [];
+  return (["get", "create", "update"] as const).map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: lease.namespace }));
+}
+
 export function statusOf(e: unknown): number | undefined {
   const x = e as { code?: unknown; statusCode?: unknown };
   return typeof x?.code === "number" ? x.code : typeof x?.statusCode === "number" ? x.statusCode : undefined;
