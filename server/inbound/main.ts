@@ -25,7 +25,7 @@ import { clientOf } from "@/lib/inbound/clients";
 import { routePath } from "@/lib/inbound/gate";
 import { preflight } from "@/server/inbound/preflight";
 import { createInboundServer } from "@/server/inbound/server";
-import { isPeerPath, peerRuntime, peerRuntimeNow, refusePeer, servePeer } from "@/server/lease/peer-server";
+import { isPeerPath, peerRequest, peerRuntimeNow, refusePeer, servePeer } from "@/server/lease/peer-server";
 
 async function main(): Promise<void> {
   (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
@@ -83,15 +83,16 @@ async function main(): Promise<void> {
       if (path === null || isExempt(path, auth.exemptPaths)) return 0;
       return failures()?.retryAfterSeconds(clientKey(req.socket.remoteAddress), Date.now()) ?? 0;
     },
-    // the replicas' peer path (`lease`): with the peer token, served here without the per-client limits; else 401
+    // the replicas' peer path (with `lease`): with the peer token, served here without the per-client limits; else 401
     trusted: (req) => {
       const runtime = peerRuntimeNow(req);
       return runtime ? (q, r) => servePeer(runtime, q, r) : null;
     },
     handler: async (req, res) => {
       if (!isPeerPath(req.url)) return handle(req, res);
-      const runtime = await peerRuntime(req);
-      return runtime ? servePeer(runtime, req, res) : refusePeer(res);
+      const verdict = await peerRequest(req);
+      if (verdict === "pass") return handle(req, res);
+      return verdict === "refuse" ? refusePeer(res) : servePeer(verdict.serve, req, res);
     },
     onError: (e, req) => console.error(`allocation-lens: ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.stack ?? e}`),
   });

@@ -46,11 +46,15 @@ function authorizedFor(runtime: Runtime | null, req: http.IncomingMessage): Runt
   return peerAuthorized(Array.isArray(auth) ? auth[0] : auth, runtime.lease.peer) ? runtime : null;
 }
 
-/** The runtime when the request carries the peer token for a GET of the peer path; null otherwise (awaits the runtime). */
-export async function peerRuntime(req: http.IncomingMessage): Promise<Runtime | null> {
-  if (!isPeerPath(req.url)) return null;
+/**
+ * What to do with a request of the peer path (awaits the runtime): serve it (the peer token, a GET), refuse it (401), or
+ * pass it on to Next.js like any other path when `lease` is off (there is no peer path then).
+ */
+export async function peerRequest(req: http.IncomingMessage): Promise<{ serve: Runtime } | "refuse" | "pass"> {
   settled ??= (await runtimeNow()?.catch(() => null)) ?? null;
-  return authorizedFor(settled, req);
+  if (!settled?.lease) return "pass";
+  const runtime = authorizedFor(settled, req);
+  return runtime ? { serve: runtime } : "refuse";
 }
 
 /** The same check, synchronous (null until the runtime has settled: the request then goes the usual way, peerRuntime). */

@@ -53,6 +53,7 @@ describe.skipIf(!BUILT)("two replicas with one poller per cluster through a Leas
   let dir: string;
   let cluster: string;
   let leaseName: string;
+  let token: string;
   const replicas: Replica[] = [];
   const roles = () => Object.keys(demo.taServers) as Role[];
   const taRequests = () => roles().reduce((s, r) => s + demo.taServers[r]!.requests(), 0);
@@ -63,7 +64,8 @@ describe.skipIf(!BUILT)("two replicas with one poller per cluster through a Leas
     demo = await startDemoCluster({ pollInterval: INTERVAL_S, nodes: 6, seed: 11 });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-replicas-"));
     const tokenFile = path.join(dir, "peer-token");
-    fs.writeFileSync(tokenFile, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
+    token = randomBytes(32).toString("base64url");
+    fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     const base = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
     cluster = base.clusters[0].name;
     leaseName = `allocation-lens-${cluster}`;
@@ -117,6 +119,21 @@ describe.skipIf(!BUILT)("two replicas with one poller per cluster through a Leas
       expect(a.body, p).toEqual(b.body);
       if (route !== "clusters") expect(a.body.stale.map((s: { source: string }) => s.source), p).not.toContain(holderSource(cluster));
     }
+  });
+
+  it("the peer path answers the peer token only, and only on the holder; the token is never returned or logged", async () => {
+    const holder = byName(holderName())!;
+    const other = replicas.find((r) => r !== holder)!;
+    const peer = async (r: Replica, auth?: string) => {
+      const res = await fetch(`http://127.0.0.1:${r.port}/internal/peer/v1/meta?cluster=${cluster}`, { headers: auth ? { Authorization: auth } : {} });
+      return { status: res.status, text: await res.text() };
+    };
+    const answers = [await peer(holder), await peer(holder, `Bearer ${token.slice(0, -1)}x`), await peer(holder, token), await peer(other, `Bearer ${token}`), await peer(holder, `Bearer ${token}`)];
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 409, 200]);
+    expect(JSON.parse(answers[3].text).error.code).toBe("not_holder");
+    expect(JSON.parse(answers[4].text)).toMatchObject({ cluster, polls: expect.any(Number) });
+    for (const a of answers) expect(a.text).not.toContain(token);
+    for (const r of replicas) expect(r.proc.output()).not.toContain(token);
   });
 
   it("the TAs receive one poll's worth of requests per interval: every one from the holder's poller", async () => {
