@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson, status } from "./answers";
 import { humanDuration, tableRequest } from "./tables";
+import { readJsonBody } from "../json-body";
 
 export const COORDINATION_GROUP = "coordination.k8s.io";
 export const COORDINATION_VERSION = "v1";
@@ -64,28 +65,6 @@ const invalid = (name: string, field: string, message: string) =>
     causes: [{ reason: "FieldValueInvalid", message, field }],
   });
 
-function readBody(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error("too large"));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch {
-        reject(new Error("not JSON"));
-      }
-    });
-    req.on("error", reject);
-  });
-}
-
 export class LeaseStore {
   private readonly leases = new Map<string, LeaseObject>();
   /** the resourceVersion of the latest write (Leases count their own: the world's Store knows nothing of them) */
@@ -128,7 +107,9 @@ export class LeaseStore {
     let body: unknown;
     if (method === "POST" || method === "PUT") {
       try {
-        body = await readBody(req);
+        body = await readJsonBody(req, MAX_BODY_BYTES, () => {
+          throw new Error("empty");
+        });
       } catch (e) {
         return fail(status(400, "BadRequest", `the body of the request could not be read: ${(e as Error).message}`), "badRequest");
       }
