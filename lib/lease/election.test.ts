@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decide, expiresAt, microTime, nextReadIn, observe, release, renewDeadlineMs, stillHolding, type Candidate, type LeaseRecord } from "@/lib/lease/election";
+import { decide, expiresAt, identityClash, microTime, nextReadIn, observe, release, renewDeadlineMs, stillHolding, type Candidate, type LeaseRecord } from "@/lib/lease/election";
 
 const T0 = Date.UTC(2026, 11, 1, 13, 0, 0);
 const me: Candidate = { identity: "lens-a", address: "10.0.0.1:3000", durationSeconds: 15 };
@@ -69,7 +69,7 @@ describe("decide", () => {
   });
 
   it("takes a released Lease (no holder) at once", () => {
-    const released = release(other({ holderIdentity: "lens-a" }), me, T0)!;
+    const released = release(other({ holderIdentity: "lens-a", address: me.address }), me, T0)!;
     expect(released).toMatchObject({ holderIdentity: null, address: null, leaseDurationSeconds: 1, leaseTransitions: 3 });
     const d = decide(observe(undefined, released, T0), T0, { ...me, identity: "lens-b" });
     expect(d.action).toBe("take");
@@ -78,6 +78,17 @@ describe("decide", () => {
 
   it("does not release another replica's Lease", () => {
     expect(release(other(), me, T0)).toBeNull();
+    expect(release(other({ holderIdentity: "lens-a" }), me, T0)).toBeNull(); // lens-a at another address
+  });
+
+  it("waits for another process holding the Lease under the same identity at another address, then takes it over", () => {
+    const twin = other({ holderIdentity: "lens-a", address: "127.0.0.1:3001" });
+    expect(identityClash(twin, me)).toBe(true);
+    const seen = observe(undefined, twin, T0);
+    expect(decide(seen, T0 + 1000, me)).toMatchObject({ action: "wait", holder: "lens-a", address: "127.0.0.1:3001" });
+    expect(decide(seen, T0 + 15_000, me)).toMatchObject({ action: "take", record: { holderIdentity: "lens-a", address: "10.0.0.1:3000", leaseTransitions: 4 } });
+    // ours, written before the address annotation existed: renewed
+    expect(decide(observe(undefined, other({ holderIdentity: "lens-a", address: null }), T0), T0, me).action).toBe("renew");
   });
 });
 

@@ -3,7 +3,9 @@
  * given the Lease as last read (or none), when it was first seen in that state, the time and who we are, what to write.
  *
  * - No Lease: create it, holding it (`leaseTransitions` 0).
- * - Held by us: renew (`renewTime` now; `acquireTime` and `leaseTransitions` kept).
+ * - Held by us: renew (`renewTime` now; `acquireTime` and `leaseTransitions` kept). "Us" is our identity at our address:
+ *   the same identity at another address is another process (two replicas without POD_NAME on one host share the host
+ *   name), and is waited for like any other holder.
  * - Held by another whose Lease has not run out: wait. It runs out `leaseDurationSeconds` after we first saw the Lease in
  *   its current state, by our own clock (client-go's observedTime): the holder's `renewTime` comes from another clock and
  *   is never compared with ours.
@@ -93,7 +95,7 @@ export function decide(observation: Observation | undefined, now: number, me: Ca
   if (!observation) return { action: "create", record: held(me, now, {}) };
   const r = observation.record;
   const holder = r.holderIdentity || null;
-  if (holder === me.identity) {
+  if (holder === me.identity && (!r.address || r.address === me.address)) {
     return {
       action: "renew",
       record: { ...r, address: me.address, renewTime: microTime(now), leaseDurationSeconds: me.durationSeconds, acquireTime: r.acquireTime ?? microTime(now) },
@@ -108,12 +110,17 @@ export function decide(observation: Observation | undefined, now: number, me: Ca
   };
 }
 
+/** Another process holds the Lease under our identity (another address): the identities must differ (POD_NAME). */
+export function identityClash(r: LeaseRecord, me: Candidate): boolean {
+  return r.holderIdentity === me.identity && r.address !== null && r.address !== me.address;
+}
+
 /**
  * The Lease given up by its holder on a clean stop, as client-go's ReleaseOnCancel writes it: no holder, a duration of one
  * second, so that another replica takes it at its next read instead of after the duration.
  */
 export function release(r: LeaseRecord, me: Candidate, now: number): LeaseRecord | null {
-  if (r.holderIdentity !== me.identity) return null;
+  if (r.holderIdentity !== me.identity || identityClash(r, me)) return null;
   return { ...r, holderIdentity: null, address: null, renewTime: microTime(now), leaseDurationSeconds: 1 };
 }
 

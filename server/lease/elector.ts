@@ -13,6 +13,7 @@ import * as k8s from "@kubernetes/client-node";
 import {
   ADDRESS_ANNOTATION,
   decide,
+  identityClash,
   nextReadIn,
   observe,
   release,
@@ -189,6 +190,11 @@ export class ClusterLease {
       this.read = read ?? undefined;
       this.observation = read ? observe(this.observation, recordOf(read), now) : undefined;
       decision = decide(this.observation, now, this.o.me);
+      if (this.observation && identityClash(this.observation.record, this.o.me)) {
+        const line = `allocation-lens: lease ${this.o.namespace}/${this.o.name}: another replica holds it under this replica's identity ${this.o.me.identity} (at ${this.observation.record.address}, this one is at ${this.o.me.address}): give each replica a POD_NAME of its own`;
+        if (line !== this.lastError) this.o.log?.(line);
+        this.lastError = line;
+      }
       if (decision.action === "wait") {
         this.renewedAt = null;
         clearTimeout(this.stepDown);
@@ -212,7 +218,7 @@ export class ClusterLease {
           again = 0;
         }
       }
-      this.lastError = null;
+      if (!(this.observation && identityClash(this.observation.record, this.o.me))) this.lastError = null;
     } catch (e) {
       const line = `allocation-lens: lease ${this.o.namespace}/${this.o.name}: ${describe(e)}`;
       if (line !== this.lastError) this.o.log?.(line);
