@@ -35,6 +35,8 @@ export class ClusterPoller {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
+  /** suspended by suspend() until the next start(): no timer, no informers */
+  private suspended = false;
   private snapshot: Snapshot | undefined;
   private readonly waiters = new BoundedWaiters<Snapshot>(MAX_FIRST_POLL_WAITERS);
   private readonly errorLog: SourceErrorLog;
@@ -62,12 +64,36 @@ export class ClusterPoller {
     }
   }
 
+  /** Starts polling (the informers, then a poll every interval); after suspend(), starts again from a fresh list. */
   start(): void {
+    if (this.stopped || this.kube) return;
+    this.suspended = false;
     this.kube = startKubeSources(this.config, (role, type, pod) => {
       const event: PodEvent = { at: Date.now(), role, type, pod };
       for (const l of this.podListeners) l(event);
     });
     void this.tick();
+  }
+
+  /**
+   * Stops polling until the next start(): the timer, the informers and the TAs' idle connections, and forgets the latest
+   * snapshot (another replica polls the cluster meanwhile; the next snapshot here starts a new series, not a diff against
+   * this one). A poll in flight finishes without publishing.
+   */
+  async suspend(): Promise<void> {
+    this.suspended = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const kube = this.kube;
+    this.kube = undefined;
+    this.snapshot = undefined;
+    for (const c of this.tas.values()) c.close();
+    await kube?.stop();
+  }
+
+  /** polling now (started and neither suspended nor stopped) */
+  get polling(): boolean {
+    return Boolean(this.kube) && !this.suspended && !this.stopped;
   }
 
   onPodEvent(listener: (e: PodEvent) => void): () => void {
@@ -104,7 +130,7 @@ export class ClusterPoller {
   }
 
   private async tick(): Promise<void> {
-    if (this.stopped || this.running) return;
+    if (this.stopped || this.suspended || this.running) return;
     this.running = true;
     const started = performance.now();
     try {
@@ -113,7 +139,7 @@ export class ClusterPoller {
       this.running = false;
       const took = performance.now() - started;
       const interval = this.config.pollIntervalSeconds * 1000;
-      if (!this.stopped) this.timer = setTimeout(() => void this.tick(), Math.max(0, interval - took));
+      if (!this.stopped && !this.suspended) this.timer = setTimeout(() => void this.tick(), Math.max(0, interval - took));
     }
   }
 
@@ -138,7 +164,8 @@ export class ClusterPoller {
         }
       }),
     );
-    const kube = this.kube!;
+    const kube = this.kube;
+    if (!kube) return; // suspended while the TAs were read
     const roles: Partial<Record<Role, RoleInput>> = {};
     for (const role of ROLES) {
       const ta = this.config.targetAllocators[role];
@@ -183,6 +210,7 @@ export class ClusterPoller {
       latencyMs: null,
       error: s.error,
     }));
+    if (this.suspended || this.stopped) return;
     const previous = this.snapshot;
     this.polls++;
     this.snapshot = {

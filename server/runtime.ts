@@ -3,11 +3,20 @@ import "server-only";
  * The process-wide runtime of the serving thread: configuration, the poll worker with one handle per cluster
  * (server/poll/host.ts: the polling, the history and the answers live in a worker thread), and the demo child when there
  * is no configuration. Kept on globalThis so that route bundles and instrumentation share one instance.
+ *
+ * With `lease` (replicas): one Lease election per cluster (server/lease/elector.ts) decides which replica polls it; the
+ * poll host follows it (local or remote handles), and the server entry serves the peer path (server/lease/peer-server.ts).
  */
+import os from "node:os";
+import * as k8s from "@kubernetes/client-node";
 import type { Config } from "@/lib/config/schema";
 import { PollHost, type ClusterHandle } from "@/server/poll/host";
 import { hasSourceTree, launchDemo } from "@allocation-lens/demo-cluster/launcher";
 import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION } from "@/server/config";
+import { replicaIdentity, type ReplicaIdentity } from "@/lib/lease/identity";
+import { ClusterLease, leaseCalls } from "@/server/lease/elector";
+import { kubeConfigFor } from "@/server/kube/informers";
+import { loadPeerToken, type PeerToken } from "@/server/lease/peer";
 
 export interface Runtime {
   config: Config;
@@ -16,6 +25,8 @@ export interface Runtime {
   /** one handle per cluster, by name */
   pollers: Map<string, ClusterHandle>;
   host: PollHost;
+  /** with `lease`: this replica, the peer token, and the election of each cluster's Lease */
+  lease?: { me: ReplicaIdentity; peer: PeerToken; elections: Map<string, ClusterLease> };
   startedAt: number;
   stop(): Promise<void>;
 }
@@ -38,20 +49,46 @@ async function create(): Promise<Runtime> {
   }
   // validated here, before the worker starts, so that a bad file stops the server with every problem named
   const config = loadConfigFile(file);
-  const host = new PollHost(config, file);
+  const peer = config.lease ? loadPeerToken(config.lease.peerTokenFile) : undefined;
+  const host = new PollHost(config, file, undefined, peer);
   host.start();
+  const lease = config.lease && peer ? startElections(config, host, peer) : undefined;
   return {
     config,
     configFile: file,
     demo: demo || Boolean(config.demo),
     pollers: host.clusters,
     host,
+    lease,
     startedAt: Date.now(),
     async stop() {
+      // a holder releases its Leases first: another replica takes them at its next read
+      await Promise.all([...(lease?.elections.values() ?? [])].map((e) => e.stop()));
       await host.stop();
       stopDemo();
     },
   };
+}
+
+function startElections(config: Config, host: PollHost, peer: PeerToken): NonNullable<Runtime["lease"]> {
+  const l = config.lease!;
+  const me = replicaIdentity(process.env, os.hostname());
+  const kubernetes = l.kubernetes ?? config.clusters[0].kubernetes;
+  const api = kubeConfigFor(kubernetes).makeApiClient(k8s.CoordinationV1Api);
+  const requestTimeoutMs = Math.min(l.renewSeconds, kubernetes.requestTimeoutSeconds) * 1000;
+  console.log(`allocation-lens: replica ${me.identity} at ${me.address}: polling the clusters whose Lease it holds (${l.namespace}/${l.name}-<cluster>)`);
+  const elections = new Map<string, ClusterLease>();
+  for (const c of config.clusters) {
+    const name = `${l.name}-${c.name}`;
+    const e = new ClusterLease(
+      leaseCalls(api, l.namespace, name),
+      { namespace: l.namespace, name, me: { ...me, durationSeconds: l.durationSeconds }, renewSeconds: l.renewSeconds, requestTimeoutMs, log: (line) => console.error(line) },
+      (v) => host.setHolder(c.name, v),
+    );
+    elections.set(c.name, e);
+    e.start();
+  }
+  return { me, peer, elections };
 }
 
 export function getRuntime(): Promise<Runtime> {

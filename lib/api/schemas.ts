@@ -54,7 +54,7 @@ export const sourceErrorSchema = z
 
 export const sourceViewSchema = z
   .object({
-    source: z.string().meta({ description: "<cluster>/ta/<role> or <cluster>/kube/<kind>" }),
+    source: z.string().meta({ description: "<cluster>/ta/<role>, <cluster>/kube/<kind>, or <cluster>/holder (with lease: the replica polling the cluster, when it cannot be reached)" }),
     state: sourceStateSchema,
     lastSuccess: nullableMs,
     latencyMs: z.number().nullable(),

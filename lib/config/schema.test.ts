@@ -343,3 +343,35 @@ describe("parseConfig", () => {
     });
   });
 });
+
+describe("lease", () => {
+  const ta = { url: "http://ta:80", flavor: "upstream", collectors: { namespace: "otel", selector: { app: "c" } } };
+  const withLease = (lease: unknown) => parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }], lease });
+
+  it("is off without the block, and takes its defaults with a namespace and a peer token file", () => {
+    const off = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] });
+    expect(off.ok && off.config.lease).toBeUndefined();
+    const on = withLease({ namespace: "allocation-lens", peerTokenFile: "/etc/peer/token" });
+    expect(on.ok && on.config.lease).toEqual({ namespace: "allocation-lens", name: "allocation-lens", durationSeconds: 15, renewSeconds: 5, peerTokenFile: "/etc/peer/token" });
+  });
+
+  it("accepts its own kubernetes settings, shaped as a cluster's", () => {
+    const on = withLease({ namespace: "lens", peerTokenFile: "/t", kubernetes: { inCluster: true } });
+    expect(on.ok && on.config.lease?.kubernetes).toMatchObject({ inCluster: true, requestTimeoutSeconds: 30 });
+  });
+
+  it("names each bad field", () => {
+    const bad = withLease({ namespace: "Not_A_Label", durationSeconds: 10, renewSeconds: 6, kubernetes: { incluster: true } });
+    expect(bad.ok).toBe(false);
+    const errors = bad.ok ? [] : bad.errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^lease\.namespace: expected the namespace of the Leases.* \(got "Not_A_Label"\)$/),
+        expect.stringMatching(/^lease\.peerTokenFile: expected the path of the file holding the replicas' shared peer token/),
+        expect.stringMatching(/^lease\.kubernetes: .*incluster/),
+      ]),
+    );
+    const slow = withLease({ namespace: "lens", peerTokenFile: "/t", durationSeconds: 10, renewSeconds: 6 });
+    expect(slow.ok ? [] : slow.errors).toEqual(['lease.renewSeconds: expected at most half of durationSeconds (10): a holder must get two renewals in before its Lease runs out (got 6)']);
+  });
+});

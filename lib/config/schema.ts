@@ -76,21 +76,24 @@ export const taSchema = z
     }
   });
 
+/** Where a Kubernetes API is reached and with which deadlines: a cluster's informers, and the Lease API (`lease.kubernetes`). */
+const kubernetesObject = z
+  .object({
+    kubeconfig: z.string().min(1).optional(),
+    context: z.string().min(1).optional(),
+    inCluster: z.boolean().default(false),
+    /** a deadline for each list (the informers' first read and every re-list) */
+    requestTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(600).default(DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS),
+    /** asked of the API server for each watch (it ends the watch then, the informer re-watches); a watch not ended 15 s after it is cut */
+    watchTimeoutSeconds: z.number({ message: "expected a whole number of seconds" }).int().min(1).max(3600).default(DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS),
+  })
+  .strict();
+export const kubernetesSchema = kubernetesObject.default({ inCluster: false, requestTimeoutSeconds: DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds: DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS });
+
 export const clusterSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected a DNS label such as prod-eu-1" }),
-    kubernetes: z
-      .object({
-        kubeconfig: z.string().min(1).optional(),
-        context: z.string().min(1).optional(),
-        inCluster: z.boolean().default(false),
-        /** a deadline for each list (the informers' first read and every re-list) */
-        requestTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(600).default(DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS),
-        /** asked of the API server for each watch (it ends the watch then, the informer re-watches); a watch not ended 15 s after it is cut */
-        watchTimeoutSeconds: z.number({ message: "expected a whole number of seconds" }).int().min(1).max(3600).default(DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS),
-      })
-      .strict()
-      .default({ inCluster: false, requestTimeoutSeconds: DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds: DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS }),
+    kubernetes: kubernetesSchema,
     scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION),
     pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
     targetAllocators: z
@@ -236,6 +239,33 @@ export const fleetSchema = z
   })
   .strict();
 
+/** Defaults of `lease` (README, Configuration: Replicas). */
+export const DEFAULT_LEASE = { name: "allocation-lens", durationSeconds: 15, renewSeconds: 5 } as const;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * Replicas: with `lease`, each cluster is polled by the one replica holding its coordination.k8s.io/v1 Lease
+ * `<name>-<cluster>` in `namespace`; the others ask it for the answers (server/lease). Without it every replica polls.
+ */
+export const leaseSchema = z
+  .object({
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected the namespace of the Leases, a DNS label such as allocation-lens" }).max(63),
+    /** the prefix of the Lease names: `<name>-<cluster>` */
+    name: z.string().regex(DNS_SUBDOMAIN, { message: "expected a DNS name prefix such as allocation-lens" }).max(190).default(DEFAULT_LEASE.name),
+    durationSeconds: z.number({ message: "expected a whole number of seconds" }).int().min(2).max(3600).default(DEFAULT_LEASE.durationSeconds),
+    renewSeconds: z.number({ message: "expected a number of seconds" }).positive().max(1800).default(DEFAULT_LEASE.renewSeconds),
+    /** where the Lease API is reached; default: the first cluster's `kubernetes` */
+    kubernetes: kubernetesObject.optional(),
+    /** the token the replicas authenticate each other with (the same file, from one Secret, in every replica) */
+    peerTokenFile: z.string({ message: "expected the path of the file holding the replicas' shared peer token" }).min(1, "expected the path of the file holding the replicas' shared peer token"),
+  })
+  .strict()
+  .superRefine((l, ctx) => {
+    if (l.renewSeconds * 2 > l.durationSeconds) {
+      ctx.addIssue({ code: "custom", path: ["renewSeconds"], message: `expected at most half of durationSeconds (${l.durationSeconds}): a holder must get two renewals in before its Lease runs out` });
+    }
+  });
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
@@ -252,6 +282,8 @@ export const configSchema = z
     embed: embedSchema.default({ frameAncestors: [...DEFAULT_FRAME_ANCESTORS] }),
     server: serverSchema.default({ ...DEFAULT_INBOUND_LIMITS }),
     fleet: fleetSchema.optional(),
+
+    lease: leaseSchema.optional(),
     /**
      * Present only when the dashboard runs on the embedded demo cluster: enables the fault panel. The control API wants its
      * per-run token, read from controlTokenFile (the demo writes both into the configuration it generates).
@@ -270,6 +302,9 @@ export const configSchema = z
     c.clusters.forEach((cl, i) => {
       if (seen.has(cl.name)) ctx.addIssue({ code: "custom", path: ["clusters", i, "name"], message: `duplicate cluster name "${cl.name}"` });
       seen.add(cl.name);
+      if (c.lease && `${c.lease.name}-${cl.name}`.length > 253) {
+        ctx.addIssue({ code: "custom", path: ["lease", "name"], message: `the Lease name "${c.lease.name}-${cl.name}" is over 253 characters: shorten the prefix` });
+      }
     });
   });
 
@@ -282,6 +317,8 @@ export type ServerConfig = z.infer<typeof serverSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
 export type FleetConfig = z.infer<typeof fleetSchema>;
 export type TlsConfig = z.infer<typeof tlsSchema>;
+export type LeaseConfig = z.infer<typeof leaseSchema>;
+export type KubernetesConfig = z.infer<typeof kubernetesSchema>;
 
 /**
  * Fields whose bad value an error may show: names, enums, numbers and non-secret places (a URL shows without its user
@@ -316,6 +353,8 @@ const ECHOED_FIELDS = new Set([
   "dashboardUrl",
   "staleAfterSeconds",
   "refreshSeconds",
+  "durationSeconds",
+  "renewSeconds",
 ]);
 const URL_FIELDS = new Set(["url", "control", "dashboardUrl"]);
 /** Path segments under which nothing is shown: credentials, headers, the whole auth section. */

@@ -9,6 +9,8 @@
  * own, from <distDir>/required-server-files.json (as the standalone server.js has it), so the base path and the rest are
  * exactly what was built.
  *
+ * With `lease`, it also serves the replicas' peer path (/internal/peer/v1/, server/lease/peer-server.ts) before Next.js.
+ *
  * SIGTERM / SIGINT: the server stops accepting connections and closes idle ones; server/boot.ts (run by Next.js'
  * instrumentation) stops the pollers, flushes the history and exits.
  */
@@ -23,6 +25,7 @@ import { clientOf } from "@/lib/inbound/clients";
 import { routePath } from "@/lib/inbound/gate";
 import { preflight } from "@/server/inbound/preflight";
 import { createInboundServer } from "@/server/inbound/server";
+import { isPeerPath, peerRequest, peerRuntimeNow, refusePeer, servePeer } from "@/server/lease/peer-server";
 
 async function main(): Promise<void> {
   (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
@@ -80,7 +83,17 @@ async function main(): Promise<void> {
       if (path === null || isExempt(path, auth.exemptPaths)) return 0;
       return failures()?.retryAfterSeconds(clientKey(req.socket.remoteAddress), Date.now()) ?? 0;
     },
-    handler: (req, res) => handle(req, res),
+    // the replicas' peer path (with `lease`): with the peer token, served here without the per-client limits; else 401
+    trusted: (req) => {
+      const runtime = peerRuntimeNow(req);
+      return runtime ? (q, r) => servePeer(runtime, q, r) : null;
+    },
+    handler: async (req, res) => {
+      if (!isPeerPath(req.url)) return handle(req, res);
+      const verdict = await peerRequest(req);
+      if (verdict === "pass") return handle(req, res);
+      return verdict === "refuse" ? refusePeer(res) : servePeer(verdict.serve, req, res);
+    },
     onError: (e, req) => console.error(`allocation-lens: ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.stack ?? e}`),
   });
   await new Promise<void>((resolve, reject) => {

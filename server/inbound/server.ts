@@ -99,6 +99,11 @@ export interface InboundServerOptions {
    * now: answered 429 here, before Next.js, so that a locked-out client costs next to nothing.
    */
   lockout?: (req: http.IncomingMessage, client: string) => number;
+  /**
+   * Requests of a trusted peer (another replica with the peer token, server/lease/peer-server.ts): the handler that serves
+   * one, which is then run without the per-client limits; null for any other request.
+   */
+  trusted?: (req: http.IncomingMessage) => Handler | null;
   /** called when the handler throws (the answer is then a 500 when nothing was sent yet) */
   onError?: (e: unknown, req: http.IncomingMessage) => void;
 }
@@ -112,9 +117,9 @@ export function createInboundServer(o: InboundServerOptions): http.Server {
   const { limits } = o;
   const settings: GateSettings = { ...o.gate, maxBodyBytes: limits.maxBodyBytes };
   const headersTimeout = limits.headersTimeoutSeconds * 1000;
-  const run = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const run = (req: http.IncomingMessage, res: http.ServerResponse, handler: Handler = o.handler) => {
     Promise.resolve()
-      .then(() => o.handler(req, res))
+      .then(() => handler(req, res))
       .catch((e) => {
         o.onError?.(e, req);
         if (!res.headersSent) refuse(res, 500, "internal", "internal error");
@@ -125,6 +130,8 @@ export function createInboundServer(o: InboundServerOptions): http.Server {
   const rate = o.clients?.perSecond && o.clients.burst ? new RateLimiter(o.clients.perSecond, o.clients.burst) : null;
   const admit = (req: http.IncomingMessage, res: http.ServerResponse, verdict: GateVerdict, continued: () => void) => {
     if (verdict.action === "refuse") return refuse(res, verdict.status, verdict.code, verdict.message);
+    const peer = verdict.action === "pass" ? o.trusted?.(req) : null;
+    if (peer) return run(req, res, peer);
     if (o.clients && inFlight) {
       const client = o.clients.of(req);
       const wait = o.lockout?.(req, client) ?? 0;

@@ -12,7 +12,7 @@ import "server-only";
  * cached objects (stale) and restarts with a fresh list after a backoff.
  */
 import * as k8s from "@kubernetes/client-node";
-import type { ClusterConfig } from "@/lib/config/schema";
+import type { ClusterConfig, KubernetesConfig } from "@/lib/config/schema";
 import type { Role } from "@/lib/model";
 import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
 import type { SourceState } from "@/lib/snapshot";
@@ -30,7 +30,7 @@ export interface KubeTimeouts {
 }
 
 /** Request options of a generated API call that abort it with `signal`. */
-function abortable(signal: AbortSignal) {
+export function abortable(signal: AbortSignal) {
   const middleware: k8s.ObservableMiddleware = {
     pre: (ctx) => {
       ctx.setSignal(signal);
@@ -126,12 +126,13 @@ export interface WatchedKind {
 
 export type PodEventHandler = (role: Role, type: "add" | "update" | "delete", pod: KubeObj) => void;
 
-function kubeConfigFor(cluster: ClusterConfig): k8s.KubeConfig {
+/** A client configuration from a cluster's `kubernetes` settings (or `lease.kubernetes`): in-cluster, a kubeconfig file, or the default lookup. */
+export function kubeConfigFor(kubernetes: Pick<KubernetesConfig, "inCluster" | "kubeconfig" | "context">): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
-  if (cluster.kubernetes.inCluster) kc.loadFromCluster();
-  else if (cluster.kubernetes.kubeconfig) kc.loadFromFile(cluster.kubernetes.kubeconfig);
+  if (kubernetes.inCluster) kc.loadFromCluster();
+  else if (kubernetes.kubeconfig) kc.loadFromFile(kubernetes.kubeconfig);
   else kc.loadFromDefault();
-  if (cluster.kubernetes.context) kc.setCurrentContext(cluster.kubernetes.context);
+  if (kubernetes.context) kc.setCurrentContext(kubernetes.context);
   return kc;
 }
 
@@ -295,7 +296,7 @@ const selectorString = (sel: Record<string, string>) =>
     .join(",");
 
 export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHandler, options: { log?: (line: string) => void; watchGraceSeconds?: number } = {}): KubeSources {
-  const kc = kubeConfigFor(cluster);
+  const kc = kubeConfigFor(cluster.kubernetes);
   const timeouts: KubeTimeouts = {
     requestTimeoutSeconds: cluster.kubernetes.requestTimeoutSeconds,
     watchTimeoutSeconds: cluster.kubernetes.watchTimeoutSeconds,

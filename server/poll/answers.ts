@@ -19,8 +19,9 @@ import { ApiError, queryParams } from "@/server/api-error";
 import { churnAnswer, flappingFor } from "@/server/history/churn-service";
 import { historyFor } from "@/server/history/registry";
 
-export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
-export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
+import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
+
+export { ANSWER_ROUTES, type AnswerRoute };
 
 /** Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for. */
 export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];

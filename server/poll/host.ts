@@ -7,6 +7,12 @@ import "server-only";
  *
  * A worker that dies (a bug, out of memory) is started again after a pause that doubles up to 30 s; meanwhile the
  * answers already here keep being served, questions that need the worker get 503 `poll_worker`, and the reason is logged.
+ *
+ * With `lease` (replicas, server/lease), a handle is local or remote, as the cluster's Lease says: local while this
+ * replica holds it (the worker polls the cluster), remote otherwise (the worker does not; the poll summary and the
+ * answers come from the holder over the peer path, server/lease/peer.ts). A leased handle keeps the last good answer to
+ * each question; it serves it when the source fails: marked stale (`<cluster>/holder`) while the holder cannot be reached,
+ * as it is while this replica's first poll after taking the Lease over is pending. So pages never go blank in a switch.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -18,6 +24,8 @@ import { AnswerCache } from "@/lib/answer-cache";
 import { BoundedWaiters } from "@/lib/waiters";
 import { ApiError } from "@/server/api-error";
 import { questionKey, type AnswerQuestion } from "@/server/poll/answers";
+import { withHolderStale, type HolderProblem } from "@/lib/lease/holder-stale";
+import { peerAnswer, peerMeta, PeerError, type PeerToken } from "@/server/lease/peer";
 import type { Answer, FromWorker, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
@@ -42,18 +50,32 @@ export function workerEntry(cwd = process.cwd()): { file: string; entry?: string
   throw new Error(`no poll worker: set ALLOCATION_LENS_POLL_WORKER to the built allocation-lens-poll-worker.mjs (npm run build), or run from the source tree (${source})`);
 }
 
+/** Where a handle's answers come from: the worker (this replica polls), or the replica holding the cluster's Lease. */
+export type HandleMode = { kind: "local" } | { kind: "remote"; holder: string | null; address: string | null };
+
 export class ClusterHandle {
   private meta: SnapshotMeta | undefined;
   private readonly waiters = new BoundedWaiters<SnapshotMeta>(MAX_FIRST_POLL_WAITERS);
   private readonly listeners = new Set<(s: SnapshotMeta, previous: SnapshotMeta | undefined) => void>();
   /** pushed answers of the latest poll, and the ones asked for since (cleared at every poll) */
   private answers: AnswerCache<Answer>;
+  /** leased only: the last good answer to each question (bounded, least recently used first), served when the source fails */
+  private readonly lastGood = new Map<string, Answer>();
+  private current: HandleMode;
+  /** remote: why the holder cannot be asked, null while it answers */
+  private problem: HolderProblem | null = null;
+  private lastPeerSuccess: number | null = null;
+  private feed: NodeJS.Timeout | undefined;
+  private feedGeneration = 0;
 
   constructor(
     readonly config: ClusterConfig,
     private readonly host: PollHost,
+    /** with `lease`: the handle starts remote (no holder known) until the Lease is read */
+    private readonly leased = false,
   ) {
     this.answers = new AnswerCache<Answer>(ANSWERS_KEPT_PER_CLUSTER, this.ttlMs());
+    this.current = leased ? { kind: "remote", holder: null, address: null } : { kind: "local" };
   }
 
   private ttlMs(): number {
@@ -67,6 +89,16 @@ export class ClusterHandle {
 
   get polls(): number {
     return this.meta?.polls ?? 0;
+  }
+
+  /** local (this replica polls the cluster) or remote (the Lease's holder does) */
+  get mode(): HandleMode {
+    return this.current;
+  }
+
+  /** remote: the holder's problem while it cannot be asked */
+  get holderProblem(): HolderProblem | null {
+    return this.problem;
   }
 
   /** Requests sent to each TA since start, as of the latest poll. */
@@ -85,10 +117,96 @@ export class ClusterHandle {
     return () => this.listeners.delete(listener);
   }
 
-  /** The answer to a question, from what the worker pushed or was asked this poll, or asked now. */
+  /** The answer to a question, from what the worker pushed or was asked this poll, or asked now (of the holder, when remote). */
   answer(question: AnswerQuestion): Promise<Answer> {
     const key = questionKey(question);
-    return this.answers.get(key, Date.now(), () => this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question }).then(keepOk(key, this.answers)));
+    if (!this.leased) return this.answers.get(key, Date.now(), () => this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question }).then(keepOk(key, this.answers)));
+    const last = this.lastGood.get(key);
+    // the holder is out of reach: the last answer at once, marked, instead of a wait for a timeout per request
+    if (this.current.kind === "remote" && this.problem && last) return Promise.resolve(this.marked(last, this.problem));
+    return this.answers.get(key, Date.now(), () => this.ask(question).then(keepOk(key, this.answers))).then(
+      (a) => {
+        if (a.status === 200) return this.remember(key, a);
+        // taken over, first poll pending (503 not_ready): the answer the holder gave last
+        return a.status === 503 && last ? last : a;
+      },
+      (e) => {
+        if (e instanceof PeerError) {
+          this.noteProblem(e);
+          if (last) return this.marked(last, this.problem!);
+          throw new ApiError(503, "holder_unreachable", `${e.message}; no earlier answer to serve`);
+        }
+        if (last) return last;
+        throw e;
+      },
+    );
+  }
+
+  private ask(question: AnswerQuestion): Promise<Answer> {
+    const mode = this.current;
+    if (mode.kind === "local") return this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question });
+    if (!mode.address || !this.host.peer) return Promise.reject(new PeerError("network", mode.holder ? `the holder ${mode.holder} named no address on its Lease` : "no replica holds the cluster's Lease yet"));
+    return peerAnswer(mode.address, this.config.name, question, this.host.peer).then((a) => {
+      this.peerAnswered();
+      return a;
+    });
+  }
+
+  private remember(key: string, a: Answer): Answer {
+    this.lastGood.delete(key);
+    this.lastGood.set(key, a);
+    while (this.lastGood.size > ANSWERS_KEPT_PER_CLUSTER) this.lastGood.delete(this.lastGood.keys().next().value!);
+    return a;
+  }
+
+  private marked(a: Answer, problem: HolderProblem): Answer {
+    try {
+      const body = withHolderStale(JSON.parse(new TextDecoder().decode(a.body)), problem);
+      return { status: a.status, body: new TextEncoder().encode(JSON.stringify(body)) };
+    } catch {
+      return a;
+    }
+  }
+
+  private noteProblem(e: PeerError): void {
+    const mode = this.current;
+    const who = mode.kind === "remote" && mode.holder ? `${mode.holder}: ` : "";
+    this.problem = { cluster: this.config.name, kind: e.kind, message: `${who}${e.message}`, lastSuccess: this.lastPeerSuccess };
+  }
+
+  private peerAnswered(): void {
+    this.lastPeerSuccess = Date.now();
+    this.problem = null;
+  }
+
+  /** @internal the Lease says who polls the cluster now */
+  setMode(next: HandleMode): void {
+    const was = this.current;
+    if (was.kind === next.kind && (next.kind === "local" || (was.kind === "remote" && was.holder === next.holder && was.address === next.address))) return;
+    this.current = next;
+    this.answers.clear(); // they came from the other source
+    this.problem = null;
+    clearTimeout(this.feed);
+    this.feedGeneration++;
+    if (next.kind === "remote") void this.follow(this.feedGeneration);
+  }
+
+  /** remote: the holder's poll summary, read about twice per poll interval; a new one drops the answers kept for the last */
+  private async follow(generation: number): Promise<void> {
+    const mode = this.current;
+    if (generation !== this.feedGeneration || mode.kind !== "remote") return;
+    if (mode.address && this.host.peer) {
+      try {
+        const meta = await peerMeta(mode.address, this.config.name, this.host.peer);
+        if (generation !== this.feedGeneration) return;
+        this.peerAnswered();
+        if (!this.meta || meta.at !== this.meta.at || meta.polls !== this.meta.polls) this.publish(meta, []);
+      } catch (e) {
+        if (generation !== this.feedGeneration) return;
+        this.noteProblem(e instanceof PeerError ? e : new PeerError("network", (e as Error)?.message ?? String(e)));
+      }
+    }
+    this.feed = setTimeout(() => void this.follow(generation), Math.max(500, (this.config.pollIntervalSeconds * 1000) / 2));
   }
 
   /** The whole latest snapshot from the worker (tests and debugging; it is a structured copy of ~100 MB at 5,000 nodes). */
@@ -96,15 +214,29 @@ export class ClusterHandle {
     return this.host.ask<Snapshot>({ t: "snapshot", cluster: this.config.name });
   }
 
-  /** @internal the worker's news of a finished poll */
+  /** @internal the worker's news of a finished poll (ignored while another replica polls the cluster) */
   polled(meta: SnapshotMeta, pushed: Array<{ key: string; answer: Answer }>): void {
+    if (this.current.kind !== "local") return;
+    this.publish(meta, pushed);
+  }
+
+  private publish(meta: SnapshotMeta, pushed: Array<{ key: string; answer: Answer }>): void {
     const previous = this.meta;
     this.meta = meta;
     this.answers.clear();
     const now = Date.now();
-    for (const { key, answer } of pushed) this.answers.get(key, now, () => Promise.resolve(answer));
+    for (const { key, answer } of pushed) {
+      this.answers.get(key, now, () => Promise.resolve(answer));
+      if (this.leased && answer.status === 200) this.remember(key, answer);
+    }
     for (const l of this.listeners) l(meta, previous);
     this.waiters.release(meta);
+  }
+
+  /** @internal */
+  close(): void {
+    clearTimeout(this.feed);
+    this.feedGeneration++;
   }
 }
 
@@ -133,13 +265,17 @@ export class PollHost {
     config: Config,
     private readonly configFile: string,
     private readonly log: Log = (line) => console.error(line),
+    /** with `lease`: the peer token; every handle starts remote, and the Lease decides (setHolder) */
+    readonly peer?: PeerToken,
   ) {
-    this.clusters = new Map(config.clusters.map((c) => [c.name, new ClusterHandle(c, this)]));
+    this.clusters = new Map(config.clusters.map((c) => [c.name, new ClusterHandle(c, this, Boolean(peer))]));
   }
 
   start(): void {
     const { file, entry, execArgv } = workerEntry();
-    const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry };
+    // with `lease`, a (re)started worker polls exactly the clusters whose Lease this replica holds
+    const polling = this.peer ? [...this.clusters.values()].filter((h) => h.mode.kind === "local").map((h) => h.config.name) : undefined;
+    const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry, polling };
     // Reflect.construct, not `new Worker(file)`: Next's bundler reads the latter as a worker entry to bundle, and the
     // file is not one of its modules (it is the worker's own bundle, or the TypeScript source run through tsx).
     const worker: Worker = Reflect.construct(Worker, [file, { workerData: init, execArgv, name: "allocation-lens-poll" }]);
@@ -207,6 +343,19 @@ export class PollHost {
     });
   }
 
+  /**
+   * The cluster's Lease changed hands: this replica polls it (`self`) or asks the holder. The worker starts or suspends
+   * the cluster's poller; a worker that is restarting gets the list when it starts.
+   */
+  setHolder(cluster: string, holder: { self: boolean; holder: string | null; address: string | null }): void {
+    const handle = this.clusters.get(cluster);
+    if (!handle) return;
+    const before = handle.mode.kind;
+    handle.setMode(holder.self ? { kind: "local" } : { kind: "remote", holder: holder.holder, address: holder.address });
+    if (before === handle.mode.kind || !this.worker) return;
+    this.ask({ t: "poll", cluster, run: holder.self }).catch((e) => this.log(`allocation-lens: cannot ${holder.self ? "start" : "suspend"} the poller of ${cluster}: ${(e as Error)?.message ?? e}`));
+  }
+
   /** The worker's allocation_lens_* exposition text. */
   metricsText(): Promise<string> {
     return this.ask<string>({ t: "metrics" });
@@ -215,6 +364,7 @@ export class PollHost {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
+    for (const h of this.clusters.values()) h.close();
     const worker = this.worker;
     if (!worker) return;
     try {

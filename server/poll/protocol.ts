@@ -7,6 +7,10 @@ import type { Role } from "@/lib/model";
 import type { Snapshot } from "@/lib/snapshot";
 import type { AnswerQuestion } from "@/server/poll/answers";
 
+/** The cluster routes whose answers the worker computes (server/poll/answers.ts). */
+export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
+export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
+
 /** A snapshot without its analysis: what the serving thread keeps of each poll (readiness, waits, tests). */
 export type SnapshotMeta = Omit<Snapshot, "analysis"> & {
   /** polls finished so far */
@@ -25,6 +29,8 @@ export interface Answer {
 
 export interface WorkerInit {
   configFile: string;
+  /** the clusters to poll from the start; undefined: every cluster (without `lease`, every replica polls them all) */
+  polling?: string[];
 }
 
 export type ToWorker =
@@ -33,6 +39,8 @@ export type ToWorker =
   | { t: "snapshot"; id: number; cluster: string }
   /** the exposition text of the worker's registry (allocation_lens_* series) */
   | { t: "metrics"; id: number }
+  /** start (`run` true) or suspend the cluster's poller: this replica took or lost the cluster's Lease */
+  | { t: "poll"; id: number; cluster: string; run: boolean }
   | { t: "stop"; id: number };
 
 export type FromWorker =

@@ -4,7 +4,8 @@ import "server-only";
  * configuration, runs one ClusterPoller per cluster (TA reads, Kubernetes informers, analysis), keeps the churn history
  * and the allocation_lens_* metrics, and answers the serving thread's questions (server/poll/host.ts): API answers as
  * JSON bytes, the metrics text, a snapshot for tests. After every poll it posts the poll's summary and the answers of
- * PUSHED_ROUTES, so that the serving thread has them before anyone asks.
+ * PUSHED_ROUTES, so that the serving thread has them before anyone asks. With `lease`, it polls only the clusters whose
+ * Lease this replica holds: the serving thread starts and suspends their pollers (`poll` messages, server/lease).
  *
  * Started from a bundle (`npm run build` writes <dist>/allocation-lens-poll-worker.mjs) or, in a source tree, through
  * tsx (scripts/ts-worker.mjs).
@@ -119,6 +120,14 @@ function main(): void {
           case "snapshot":
             post({ t: "reply", id: m.id, ok: true, value: context(m.cluster).snapshot });
             return;
+          case "poll": {
+            const poller = pollers.get(m.cluster);
+            if (!poller) throw new ApiError(404, "unknown_cluster", `no cluster named "${m.cluster}" in the configuration`);
+            if (m.run) poller.start();
+            else await poller.suspend();
+            post({ t: "reply", id: m.id, ok: true, value: null });
+            return;
+          }
           case "metrics":
             post({ t: "reply", id: m.id, ok: true, value: await metrics.render() });
             return;
@@ -135,7 +144,7 @@ function main(): void {
     })();
   });
 
-  for (const p of pollers.values()) p.start();
+  for (const [name, p] of pollers) if (!init.polling || init.polling.includes(name)) p.start();
   post({ t: "started", clusters: [...pollers.keys()], priority });
 }
 

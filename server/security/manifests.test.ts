@@ -26,6 +26,7 @@ const KNOWN: Record<string, "cluster" | "namespaced"> = {
   "rbac.authorization.k8s.io/v1/Role": "namespaced",
   "rbac.authorization.k8s.io/v1/RoleBinding": "namespaced",
   "networking.k8s.io/v1/NetworkPolicy": "namespaced",
+  "policy/v1/PodDisruptionBudget": "namespaced",
   "networking.k8s.io/v1/Ingress": "namespaced",
   "monitoring.coreos.com/v1/ServiceMonitor": "namespaced",
 };
@@ -55,13 +56,15 @@ describe("deploy/ manifests (kubectl kustomize)", () => {
   });
 
   it.each(each)("%s renders to known kinds with valid names, labels and namespaces", (_dir, objs) => {
-    const collectorNamespaces = new Set(renderedConfig(objs).config.clusters.flatMap((c) => Object.values(c.targetAllocators).map((t) => t!.collectors.namespace)));
+    const { config } = renderedConfig(objs);
+    // Roles live where their calls go: the collectors' namespaces, and the Leases' (the dashboard's own)
+    const roleNamespaces = new Set([...config.clusters.flatMap((c) => Object.values(c.targetAllocators).map((t) => t!.collectors.namespace)), ...(config.lease ? [config.lease.namespace] : [])]);
     for (const o of objs) {
       const key = `${o.apiVersion}/${o.kind}`;
       expect(KNOWN[key], `unknown apiVersion/kind ${key}`).toBeDefined();
       expect(o.metadata?.name, key).toMatch(DNS1123_SUBDOMAIN);
       expect(o.metadata.name.length).toBeLessThanOrEqual(253);
-      if (o.kind === "Role" || o.kind === "RoleBinding") expect(collectorNamespaces.has(o.metadata.namespace!), `${key} ${o.metadata.name} in ${o.metadata.namespace}`).toBe(true);
+      if (o.kind === "Role" || o.kind === "RoleBinding") expect(roleNamespaces.has(o.metadata.namespace!), `${key} ${o.metadata.name} in ${o.metadata.namespace}`).toBe(true);
       else if (KNOWN[key] === "namespaced") expect(o.metadata.namespace, `${key} ${o.metadata.name}`).toBe("allocation-lens");
       else expect(o.metadata.namespace, key).toBeUndefined();
       for (const [k, v] of Object.entries(o.metadata.labels ?? {})) expect(v, `${key} label ${k}`).toMatch(LABEL_VALUE);
@@ -71,7 +74,7 @@ describe("deploy/ manifests (kubectl kustomize)", () => {
 
   it("the base: its objects, no Ingress, no sidecar", () => {
     expect(base.map((o) => o.kind).sort()).toEqual(
-      ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Namespace", "NetworkPolicy", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"].sort(),
+      ["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Namespace", "NetworkPolicy", "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"].sort(),
     );
     expect(find(base, "Ingress")).toHaveLength(0);
     expect(container(base, PROXY_CONTAINER)).toBeUndefined();
@@ -138,6 +141,33 @@ describe("deploy/ manifests (kubectl kustomize)", () => {
     for (const [k, v] of Object.entries(sm.spec.selector.matchLabels)) expect(svc.metadata.labels[k]).toBe(v);
     expect(sm.spec.endpoints).toEqual([expect.objectContaining({ port: "metrics", path: "/metrics" })]);
     expect(config.auth.mode === "none" || config.auth.exemptPaths.includes("/metrics"), "the ServiceMonitor's /metrics is served to the scraper").toBe(true);
+  });
+
+  it.each(each)("%s runs two replicas with one poller per cluster: Leases in its namespace, a PDB, the pod's name and IP, the peer token Secret", (_dir, objs) => {
+    const dep = deployment(objs);
+    const { config } = renderedConfig(objs);
+    expect(dep.spec.replicas).toBe(2);
+    expect(config.lease?.namespace).toBe(dep.metadata.namespace);
+    const pdbs = find(objs, "PodDisruptionBudget");
+    expect(pdbs).toHaveLength(1);
+    expect(pdbs[0].spec).toEqual({ minAvailable: 1, selector: { matchLabels: dep.spec.selector.matchLabels } });
+    const c = container(objs, DASHBOARD_CONTAINER)!;
+    const env = new Map<string, Any>((c.env as Any[]).map((e) => [e.name, e]));
+    expect(env.get("POD_NAME")?.valueFrom).toEqual({ fieldRef: { fieldPath: "metadata.name" } });
+    expect(env.get("POD_IP")?.valueFrom).toEqual({ fieldRef: { fieldPath: "status.podIP" } });
+    const mount = (c.volumeMounts as Any[]).find((m) => m.mountPath === path.dirname(config.lease!.peerTokenFile));
+    expect(mount?.readOnly).toBe(true);
+    const volume = (dep.spec.template.spec.volumes as Any[]).find((v) => v.name === mount!.name);
+    expect(volume?.secret).toEqual({ secretName: "allocation-lens-peer", defaultMode: 0o440 });
+    // least privilege for the Leases: get, create and update of leases in the dashboard's namespace, nothing else
+    const leaseRoles = find(objs, "Role").filter((r) => (r.rules as Any[]).some((rule) => (rule.apiGroups as string[]).includes("coordination.k8s.io")));
+    expect(leaseRoles).toHaveLength(1);
+    expect(leaseRoles[0].metadata.namespace).toBe(config.lease!.namespace);
+    expect(leaseRoles[0].rules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }]);
+    for (const r of [...find(objs, "Role"), ...find(objs, "ClusterRole")]) {
+      if (r === leaseRoles[0]) continue;
+      for (const rule of r.rules as Any[]) expect(rule.apiGroups, `${r.kind} ${r.metadata.name}`).not.toContain("coordination.k8s.io");
+    }
   });
 
   it("ship a configuration the dashboard accepts: the CloudWatch TAs over HTTPS with the mounted certificate, in-cluster access", () => {
@@ -218,7 +248,7 @@ describe("NetworkPolicy", () => {
   const peers = (rule: Any) => JSON.stringify(rule.from ?? rule.to ?? "anywhere");
   const ports = (rule: Any) => ((rule.ports ?? []) as Any[]).map((p) => `${p.protocol ?? "TCP"}/${p.port}`).sort();
 
-  it.each(each)("%s: one policy on the dashboard's pods; ingress from named peers to named ports; egress to the TAs, the API, DNS only", (_dir, objs) => {
+  it.each(each)("%s: one policy on the dashboard's pods; ingress from named peers to named ports; egress to the TAs, the API, DNS, the other replica only", (_dir, objs) => {
     const policies = find(objs, "NetworkPolicy");
     expect(policies).toHaveLength(1);
     const [np] = policies;
@@ -237,7 +267,9 @@ describe("NetworkPolicy", () => {
     }
     // the scraper reaches the dashboard's own port; with oauth2-proxy, only the ingress controller reaches the proxy
     const byPort = (name: string) => (np.spec.ingress as Any[]).filter((r) => (r.ports as Any[]).some((p) => p.port === name)).map(peers);
-    expect(byPort("http")).toEqual([JSON.stringify([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "amazon-cloudwatch" } } }])]);
+    const replicas = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "allocation-lens" } }, podSelector: { matchLabels: dep.spec.selector.matchLabels } };
+    // ... and the other replica, on the peer path
+    expect(byPort("http")).toEqual([JSON.stringify([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "amazon-cloudwatch" } } }]), JSON.stringify([replicas])]);
     if (find(objs, "Ingress").length) expect(byPort("proxy")).toEqual([JSON.stringify([{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } }, podSelector: { matchLabels: { "app.kubernetes.io/name": "ingress-nginx" } } }])]);
     else expect(byPort("proxy")).toEqual([]);
     const egress = (np.spec.egress as Any[]).map((r) => `${peers(r)} ${ports(r).join(",")}`).sort();
@@ -247,6 +279,7 @@ describe("NetworkPolicy", () => {
         `${JSON.stringify([ns("amazon-cloudwatch")])} TCP/80,TCP/8443`,
         `"anywhere" TCP/443,TCP/6443`,
         `${JSON.stringify([{ ...ns("kube-system"), podSelector: { matchLabels: { "k8s-app": "kube-dns" } } }])} TCP/53,UDP/53`,
+        `${JSON.stringify([replicas])} TCP/3000`,
       ].sort(),
     );
     // every TA the configuration names lives in a namespace the policy lets the dashboard reach

@@ -6,7 +6,8 @@
  * listed and is watching; each request becomes (group, resource, verb, namespace or cluster-wide). That list must be the
  * one informers.ts declares (`kubeApiCalls`), and the grants the rendered Roles, ClusterRoles and their bindings give the
  * dashboard's ServiceAccount must be that same list: a cluster-wide grant where the calls are namespaced, an extra verb or
- * resource, a wildcard, or a call without a grant fails.
+ * resource, a wildcard, or a call without a grant fails. With `lease` (replicas), the Lease election's calls are observed
+ * the same way (a replica that creates its Lease, then renews it: get, create, update) and declared by leaseApiCalls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
@@ -20,6 +21,9 @@ import { Store } from "@allocation-lens/demo-cluster/internal/store";
 import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
 import { kubeApiCalls, startKubeSources, type KubeApiCall } from "@/server/kube/informers";
 import { deployment, find, grantedCalls, key, keys, kustomizations, render, renderedConfig, type Call } from "./deploy-manifests";
+import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
+import { ClusterLease, leaseApiCalls, leaseCalls } from "@/server/lease/elector";
+import type { LeaseConfig } from "@/lib/config/schema";
 
 /** A request to the Kubernetes API as an RBAC request: what an API server's authorizer would check. */
 function callOf(method: string, url: string): Call {
@@ -34,7 +38,8 @@ function callOf(method: string, url: string): Call {
   if (rest[0] === "namespaces" && rest.length >= 3) [namespace, rest] = [rest[1], rest.slice(2)];
   const [resource, name] = rest;
   const watch = u.searchParams.get("watch") === "true" || u.searchParams.get("watch") === "1";
-  const verb = method !== "GET" ? method.toLowerCase() : watch ? "watch" : name ? "get" : "list";
+  const writes: Record<string, string> = { POST: "create", PUT: "update", PATCH: "patch", DELETE: "delete" };
+  const verb = method !== "GET" ? (writes[method] ?? method.toLowerCase()) : watch ? "watch" : name ? "get" : "list";
   return { group, resource, verb, namespace };
 }
 
@@ -88,6 +93,25 @@ async function observeCalls(cluster: ClusterConfig, api: KubeApiServer, dir: str
   return [...proxy.calls];
 }
 
+/** Run the Lease election of one cluster against the demo API until it has created its Lease and renewed it; the calls it made. */
+async function observeLeaseCalls(lease: LeaseConfig, api: KubeApiServer): Promise<Call[]> {
+  const proxy = await recordingProxy(api.url);
+  const kc = new KubeConfig();
+  kc.loadFromClusterAndUser({ name: "demo", server: proxy.url, skipTLSVerify: true }, { name: "demo" });
+  const name = `${lease.name}-rbac-${Math.random().toString(36).slice(2, 8)}`;
+  const e = new ClusterLease(leaseCalls(kc.makeApiClient(CoordinationV1Api), lease.namespace, name), { namespace: lease.namespace, name, me: { identity: "rbac-test", address: "127.0.0.1:3000", durationSeconds: 2 }, renewSeconds: 0.2 }, () => undefined);
+  try {
+    e.start();
+    await waitUntil(() => e.counts.writes >= 2, () => `the election to create and renew its Lease: calls ${keys(proxy.calls).join("; ")}`, 10_000);
+  } finally {
+    await e.stop();
+    await proxy.close();
+  }
+  // stop() releases the Lease: an update like the renewals
+  return [...proxy.calls];
+}
+
+
 let api: KubeApiServer;
 let tmp: string;
 
@@ -108,6 +132,8 @@ describe("the call list", () => {
     expect(callOf("GET", "/api/v1/nodes/node-a")).toEqual({ group: "", resource: "nodes", verb: "get", namespace: undefined });
     expect(callOf("GET", "/apis/monitoring.coreos.com/v1/servicemonitors?watch=1")).toEqual({ group: "monitoring.coreos.com", resource: "servicemonitors", verb: "watch", namespace: undefined });
     expect(callOf("DELETE", "/api/v1/namespaces/x/pods/p")).toMatchObject({ verb: "delete" });
+    expect(callOf("POST", "/apis/coordination.k8s.io/v1/namespaces/lens/leases")).toEqual({ group: "coordination.k8s.io", resource: "leases", verb: "create", namespace: "lens" });
+    expect(callOf("PUT", "/apis/coordination.k8s.io/v1/namespaces/lens/leases/l")).toMatchObject({ verb: "update" });
     expect(callOf("GET", "/version")).toMatchObject({ group: "(non-resource)" });
   });
 });
@@ -123,11 +149,12 @@ describe.each(kustomizations())("%s: RBAC against the calls the informers make",
     expect(grantedCalls(objs, sa!.metadata).problems).toEqual([]);
   });
 
-  it("grants exactly the calls the informers make, per namespace: nothing more, nothing less", async () => {
-    const declared: KubeApiCall[] = config.clusters.flatMap((c) => kubeApiCalls(c));
+  it("grants exactly the calls the informers and the Lease election make, per namespace: nothing more, nothing less", async () => {
+    const declared: Call[] = [...config.clusters.flatMap((c): KubeApiCall[] => kubeApiCalls(c)), ...leaseApiCalls(config.lease)];
     const observed: Call[] = [];
     for (const cluster of config.clusters) observed.push(...(await observeCalls(cluster, api, tmp)));
-    // informers.ts says what it calls, and that is what it calls
+    if (config.lease) observed.push(...(await observeLeaseCalls(config.lease, api)));
+    // informers.ts and elector.ts say what they call, and that is what they call
     expect(keys(observed)).toEqual(keys(declared));
     const { granted } = grantedCalls(objs, sa!.metadata);
     expect(keys(granted), "granted (left) against called (right)").toEqual(keys(observed));

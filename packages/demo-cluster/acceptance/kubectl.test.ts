@@ -1,9 +1,9 @@
 /**
  * The real kubectl: with the kubeconfig the demo prints, lists the demo's objects and streams the changes a
- * fault makes (`get pods -A -w`).
+ * fault makes (`get pods -A -w`); creates and reads coordination.k8s.io Leases (the dashboard's replicas use them).
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -145,5 +145,29 @@ describe.skipIf(!HAVE_KUBECTL)("kubectl against the demo cluster", () => {
     expect(line).toMatch(/^amazon-cloudwatch\s/);
     // kubectl get node shows it too
     expect(await kubectl("get", "node", node!)).toContain(node!);
+  });
+
+  it("create -f, get leases -n NS and get lease NAME -o yaml work on the demo's Leases", async () => {
+    const file = path.join(demo.dir, "lease.json");
+    const lease = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "allocation-lens-demo", namespace: "allocation-lens", annotations: { "allocation-lens.io/address": "127.0.0.1:3000" } },
+      spec: { holderIdentity: "lens-0", leaseDurationSeconds: 15, acquireTime: "2026-12-01T13:00:00.000000Z", renewTime: "2026-12-01T13:00:05.000000Z", leaseTransitions: 1 },
+    };
+    writeFileSync(file, JSON.stringify(lease));
+    // --validate=false: the demo serves no OpenAPI document for kubectl's client-side schema check
+    expect(await kubectl("create", "--validate=false", "-f", file)).toMatch(/lease\.coordination\.k8s\.io\/allocation-lens-demo created/);
+    const table = await kubectl("get", "leases", "-n", "allocation-lens");
+    expect(table).toMatch(/^NAME\s+HOLDER\s+AGE$/m);
+    expect(table).toMatch(/^allocation-lens-demo\s+lens-0\s+\S+$/m);
+    const yaml = await kubectl("get", "lease", "allocation-lens-demo", "-n", "allocation-lens", "-o", "yaml");
+    expect(yaml).toMatch(/^kind: Lease$/m);
+    expect(yaml).toMatch(/holderIdentity: lens-0/);
+    expect(yaml).toMatch(/allocation-lens\.io\/address: 127\.0\.0\.1:3000/);
+    expect(yaml).toMatch(/renewTime: "2026-12-01T13:00:05\.000000Z"/);
+    expect(yaml).toMatch(/resourceVersion: "\d+"/);
+    expect(await kubectl("get", "leases", "-A", "-o", "name")).toContain("lease.coordination.k8s.io/allocation-lens-demo");
+    await expect(kubectl("get", "lease", "absent", "-n", "allocation-lens")).rejects.toThrow(/NotFound|not found/);
   });
 });

@@ -13,6 +13,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { parseFault } from "./contract/faults";
 import { FaultError, type FaultEngine } from "./faults";
+import { readJsonBody } from "./json-body";
 
 export interface ControlHandlers {
   faults: FaultEngine;
@@ -29,30 +30,7 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function readJson(req: http.IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error("body too large"));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      try {
-        resolve(text.trim() ? JSON.parse(text) : {});
-      } catch {
-        reject(new Error("the body is not JSON"));
-      }
-    });
-    req.on("error", reject);
-  });
-}
+const readJson = (req: http.IncomingMessage) => readJsonBody(req, MAX_BODY);
 
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 

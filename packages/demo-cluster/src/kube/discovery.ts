@@ -130,12 +130,13 @@ export function monitoringGroupPresent(missing: ReadonlySet<Resource>): boolean 
   return MONITORING_RESOURCES.some((r) => !missing.has(r));
 }
 
-export function apiGroupList(missing: ReadonlySet<Resource>): unknown {
+/** The groups: the built-in ones given (coordination.k8s.io), then monitoring.coreos.com when a monitor CRD is installed. */
+export function apiGroupList(missing: ReadonlySet<Resource>, builtIn: readonly unknown[] = []): unknown {
   const gv = { groupVersion: `${MONITORING_GROUP}/${MONITORING_VERSION}`, version: MONITORING_VERSION };
   return {
     kind: "APIGroupList",
     apiVersion: "v1",
-    groups: monitoringGroupPresent(missing) ? [{ name: MONITORING_GROUP, versions: [gv], preferredVersion: gv }] : [],
+    groups: [...builtIn, ...(monitoringGroupPresent(missing) ? [{ name: MONITORING_GROUP, versions: [gv], preferredVersion: gv }] : [])],
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the demo's Kubernetes API serves out of its Store: discovery documents, list, get and watch of pods, nodes,
  * servicemonitors and podmonitors (label and field selectors, resourceVersion, 410 Gone, meta.k8s.io Tables), and the
- * namespaces derived from the objects. Counts every answer for `stats()`.
+ * namespaces derived from the objects; Leases (leases.ts). Counts every answer for `stats()`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Resource, Store } from "../store";
@@ -17,6 +17,7 @@ import {
   monitoringResourceList,
   versionInfo,
 } from "./discovery";
+import { coordinationGroup, coordinationResourceList, COORDINATION_GROUP, COORDINATION_VERSION, LeaseStore } from "./leases";
 import { namespaceObjects, namespaceTable } from "./namespaces";
 import type { ResourceRoute } from "./routes";
 import { allOf, fieldSelectorPredicate, labelSelectorPredicate, type Predicate, SelectorError } from "./selectors";
@@ -48,11 +49,15 @@ export interface ResourceHandlers {
   serveDiscovery(path: string, res: ServerResponse): boolean;
   serveResource(route: ResourceRoute, req: IncomingMessage, res: ServerResponse, q: Params): void;
   serveNamespaces(name: string | undefined, req: IncomingMessage, res: ServerResponse, q: Params): void;
+  serveLeases(route: { namespace?: string; name?: string }, req: IncomingMessage, res: ServerResponse, q: Params): void;
+  /** the Leases written through the API (tests) */
+  leases: LeaseStore;
 }
 
 export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
   const { store, watches, bookmarkIntervalMs, startedAt, count } = ctx;
   const [minTimeout, maxTimeout] = ctx.watchTimeoutSeconds;
+  const leases = new LeaseStore(count);
 
   const fail = (res: ServerResponse, body: Record<string, unknown>, kind: string) => {
     count(kind);
@@ -64,7 +69,9 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       "/version": versionInfo,
       "/api": () => apiVersions(ctx.serverAddress()),
       "/api/v1": coreResourceList,
-      "/apis": () => apiGroupList(store.missing),
+      "/apis": () => apiGroupList(store.missing, [coordinationGroup()]),
+      [`/apis/${COORDINATION_GROUP}`]: () => ({ kind: "APIGroup", apiVersion: "v1", ...coordinationGroup() }),
+      [`/apis/${COORDINATION_GROUP}/${COORDINATION_VERSION}`]: coordinationResourceList,
       [`/apis/${MONITORING_GROUP}`]: () => (monitoringGroupPresent(store.missing) ? monitoringGroup() : undefined),
       [`/apis/${MONITORING_GROUP}/${MONITORING_VERSION}`]: () => monitoringResourceList(store.missing),
     };
@@ -177,5 +184,12 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
     sendJson(res, 200, { kind: "NamespaceList", apiVersion: "v1", metadata: { resourceVersion: rv }, items });
   }
 
-  return { count, fail, serveDiscovery, serveResource, serveNamespaces };
+  function serveLeases(route: { namespace?: string; name?: string }, req: IncomingMessage, res: ServerResponse, q: Params): void {
+    leases.serve(route, req, res, q).catch((err) => {
+      if (!res.headersSent) fail(res, status(500, "InternalError", `Internal error occurred: ${(err as Error).message}`), "internal");
+      else res.destroy();
+    });
+  }
+
+  return { count, fail, serveDiscovery, serveResource, serveNamespaces, serveLeases, leases };
 }

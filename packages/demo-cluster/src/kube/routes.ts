@@ -1,11 +1,12 @@
 /**
  * Routing of the demo's Kubernetes API: which request path names which resource (core `/api/v1/...` and
  * `/apis/monitoring.coreos.com/v1/...`, namespaced or not, the legacy `/watch/` prefix), and the dispatch of a request to
- * health, namespaces, a resource or discovery. Only GET is served.
+ * health, namespaces, a resource or discovery. Only GET is served, but for Leases (leases.ts: create, update, delete).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { methodNotAllowed, NOT_FOUND } from "./answers";
 import { MONITORING_GROUP, MONITORING_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
+import { matchLeases } from "./leases";
 import type { ResourceHandlers } from "./resources";
 
 export interface ResourceRoute {
@@ -62,6 +63,9 @@ export function handle(req: IncomingMessage, res: ServerResponse, h: ResourceHan
     }
     return h.serveNamespaces(segments[3], req, res, url.searchParams);
   }
+  const leases = matchLeases(segments);
+  if (leases === "notFound") return h.fail(res, NOT_FOUND, "notFound");
+  if (leases) return h.serveLeases(leases, req, res, url.searchParams);
   const route = matchResource(segments);
   const known = route !== undefined && route !== "notFound";
   const isDiscovery = !known && (p === "/version" || p === "/api" || p === "/apis" || p.startsWith("/api/") || p.startsWith("/apis/"));

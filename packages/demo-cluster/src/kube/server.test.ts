@@ -263,7 +263,7 @@ describe("raw HTTP", () => {
     expect(pods).toMatchObject({ namespaced: true, kind: "Pod", shortNames: ["po"], verbs: ["get", "list", "watch"] });
     expect(core.body.resources.find((r: any) => r.name === "nodes")).toMatchObject({ namespaced: false, shortNames: ["no"] });
     const apis = await get("/apis");
-    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["monitoring.coreos.com"]);
+    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["coordination.k8s.io", "monitoring.coreos.com"]);
     const mon = await get("/apis/monitoring.coreos.com/v1");
     expect(mon.body.resources.map((r: any) => [r.name, r.shortNames[0]])).toEqual([
       ["podmonitors", "pmon"],
@@ -272,7 +272,7 @@ describe("raw HTTP", () => {
     store.missing.add("podmonitors");
     expect((await get("/apis/monitoring.coreos.com/v1")).body.resources.map((r: any) => r.name)).toEqual(["servicemonitors"]);
     store.missing.add("servicemonitors");
-    expect((await get("/apis")).body.groups).toEqual([]);
+    expect((await get("/apis")).body.groups.map((g: any) => g.name)).toEqual(["coordination.k8s.io"]);
     expect((await get("/apis/monitoring.coreos.com/v1")).status).toBe(404);
     for (const h of ["/healthz", "/readyz", "/livez"]) expect(await get(h)).toMatchObject({ status: 200, body: "ok" });
   });

@@ -1,7 +1,8 @@
 /**
  * The embedded demo cluster's Kubernetes API: plain HTTP on loopback, speaking the real wire protocol (discovery,
  * list, get, watch, meta.k8s.io Tables) for pods, nodes, servicemonitors and podmonitors out of a demo Store, so that
- * `@kubernetes/client-node` informers and a real `kubectl` work against it. Read-only: resources answer GET only.
+ * `@kubernetes/client-node` informers and a real `kubectl` work against it. The world's resources answer GET only;
+ * coordination.k8s.io Leases can be created and updated too (leases.ts), for the dashboard's replicas.
  *
  * This module is the server's lifecycle (listen, stats, dropping watches, close); routing is in routes.ts, what is served
  * in resources.ts, the kubeconfig in kubeconfig.ts.
@@ -11,6 +12,7 @@ import type { Store } from "../store";
 import { listen } from "../listen";
 import { sendJson, status } from "./answers";
 import { CONTEXT_NAME, writeKubeconfig } from "./kubeconfig";
+import type { LeaseStore } from "./leases";
 import { resourceHandlers } from "./resources";
 import { handle } from "./routes";
 import type { ActiveWatch } from "./watch";
@@ -29,6 +31,8 @@ export interface KubeApiServer {
    * methodNotAllowed, badRequest, gone = 410 on a list or watch) and per verb and resource ("list:pods", "watch:nodes",
    * "gone:pods", ...), for tests */
   stats(): Record<string, number>;
+  /** the Leases written through the API */
+  leases: LeaseStore;
 }
 
 export interface KubeApiOptions {
@@ -94,6 +98,7 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
       }
     },
     stats: () => ({ ...counts }),
+    leases: handlers.leases,
     close: () =>
       new Promise<void>((resolve) => {
         for (const w of watches) w.end();

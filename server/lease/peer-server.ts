@@ -1,0 +1,100 @@
+/**
+ * The holder's side of the peer path (server/lease/peer.ts), served by the server entry (server/inbound/main.ts) before
+ * Next.js: a request with the peer token is another replica's, and is not counted against the per-client limits (the
+ * asking replica applies them to its own clients); one without it goes the usual way and is refused with 401.
+ *
+ * It answers only for the clusters this replica polls: for any other, 409 `not_holder` (the asker reads the Lease again;
+ * no request is passed on, so two replicas with different views of a Lease cannot ask each other in a loop).
+ *
+ * No "server-only" import: bundled into the server entry. The runtime is the one Next.js' instrumentation created, found on
+ * globalThis (server/runtime.ts); this module never creates one.
+ */
+import type http from "node:http";
+import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
+import type { Runtime } from "@/server/runtime";
+import { PEER_PREFIX, peerAuthorized } from "@/server/lease/peer";
+
+const RUNTIME = Symbol.for("allocation-lens.runtime");
+
+function runtimeNow(): Promise<Runtime> | undefined {
+  return (globalThis as { [RUNTIME]?: Promise<Runtime> })[RUNTIME];
+}
+
+/** the runtime once it has settled, for the synchronous check before the per-client limits */
+let settled: Runtime | null = null;
+
+export function isPeerPath(url: string | undefined): boolean {
+  return (url ?? "").startsWith(PEER_PREFIX);
+}
+
+function send(res: http.ServerResponse, status: number, body: Uint8Array | string, kind: "answer" | "meta" | "refusal"): void {
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
+    "Cache-Control": "no-store",
+    "X-Allocation-Lens-Peer": kind,
+    "X-Content-Type-Options": "nosniff",
+  });
+  res.end(body);
+}
+
+const refuse = (res: http.ServerResponse, status: number, code: string, message: string) => send(res, status, JSON.stringify({ error: { code, message } }), "refusal");
+
+function authorizedFor(runtime: Runtime | null, req: http.IncomingMessage): Runtime | null {
+  if (!runtime?.lease || req.method !== "GET" || !isPeerPath(req.url)) return null;
+  const auth = req.headers.authorization;
+  return peerAuthorized(Array.isArray(auth) ? auth[0] : auth, runtime.lease.peer) ? runtime : null;
+}
+
+/**
+ * What to do with a request of the peer path (awaits the runtime): serve it (the peer token, a GET), refuse it (401), or
+ * pass it on to Next.js like any other path when `lease` is off (there is no peer path then).
+ */
+export async function peerRequest(req: http.IncomingMessage): Promise<{ serve: Runtime } | "refuse" | "pass"> {
+  settled ??= (await runtimeNow()?.catch(() => null)) ?? null;
+  if (!settled?.lease) return "pass";
+  const runtime = authorizedFor(settled, req);
+  return runtime ? { serve: runtime } : "refuse";
+}
+
+/** The same check, synchronous (null until the runtime has settled: the request then goes the usual way, peerRuntime). */
+export function peerRuntimeNow(req: http.IncomingMessage): Runtime | null {
+  if (!isPeerPath(req.url)) return null;
+  if (!settled) void runtimeNow()?.then((r) => (settled ??= r), () => undefined);
+  return authorizedFor(settled, req);
+}
+
+/** Serves one authenticated peer request. */
+export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://peer.invalid");
+  const op = url.pathname.slice(PEER_PREFIX.length);
+  const cluster = url.searchParams.get("cluster") ?? "";
+  const handle = runtime.pollers.get(cluster);
+  if (!handle) return refuse(res, 404, "unknown_cluster", `no cluster named "${cluster}" in the configuration`);
+  if (handle.mode.kind !== "local") return refuse(res, 409, "not_holder", `this replica does not hold the Lease of ${cluster}`);
+  if (op === "meta") {
+    const meta = handle.latest;
+    if (!meta) return refuse(res, 503, "not_ready", "the first poll has not finished yet");
+    return send(res, 200, JSON.stringify(meta), "meta");
+  }
+  if (op === "answer") {
+    const route = url.searchParams.get("route") ?? "";
+    if (!(ANSWER_ROUTES as readonly string[]).includes(route)) return refuse(res, 400, "bad_route", "unknown route");
+    const name = url.searchParams.get("name") ?? undefined;
+    try {
+      const a = await handle.answer({ route: route as AnswerRoute, search: url.searchParams.get("search") ?? "", name });
+      return send(res, a.status, a.body, "answer");
+    } catch (e) {
+      const err = e as { status?: number; code?: string; message?: string };
+      // an ApiError of the worker is an answer like any other; anything else a 500 without detail
+      if (typeof err.status === "number" && err.code) return send(res, err.status, JSON.stringify({ error: { code: err.code, message: err.message } }), "answer");
+      return refuse(res, 500, "internal", "internal error");
+    }
+  }
+  return refuse(res, 404, "not_found", "no such peer route");
+}
+
+/** A request to the peer path without the peer token (or before the runtime is up): 401, the token never echoed. */
+export function refusePeer(res: http.ServerResponse): void {
+  refuse(res, 401, "unauthorized", "the peer path needs the replicas' peer token (lease.peerTokenFile)");
+}
