@@ -54,6 +54,8 @@ if (run("type check", bin("tsc"), ["--noEmit", "-p", "."]) !== 0) failedStep = t
 
 // The standalone-server test builds its own copy of the app (about 1.4 GiB at peak): it runs alone, after the main build.
 const STANDALONE_TEST = "server/security/standalone.test.ts";
+// The replicas test runs two built servers (.next/allocation-lens-server.mjs): after the build too.
+const REPLICAS_TEST = "server/lease/replicas.test.ts";
 
 function vitest(label, name, args) {
   const file = path.join(artifacts, `${name}.json`);
@@ -77,12 +79,13 @@ function goPeer(label, ensure, what) {
 // helm for the Helm chart's tests (server/security/helm.test.ts), which vitest runs: built once from its Go module
 goPeer("helm", ensureHelm, "the Helm chart's tests");
 
-results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST]));
+results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST]));
 
 if (run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) !== 0) {
   results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "build failed" });
 } else {
   results.suites.push(vitest("standalone server test (vitest)", "vitest-standalone", [STANDALONE_TEST]));
+  results.suites.push(vitest("two replicas on one Lease (vitest, the built server)", "vitest-replicas", [REPLICAS_TEST]));
   // oauth2-proxy for the embedding-behind-sign-in browser test: built once from its Go module, then cached
   goPeer("oauth2-proxy", ensureOauth2Proxy, "the embedding tests");
   const pwJson = path.join(artifacts, "playwright.json");

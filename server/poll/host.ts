@@ -43,7 +43,8 @@ type Question = ToWorker extends infer M ? (M extends { id: number } ? Omit<M, "
 /** Where the worker's code is: the built bundle beside the server entry, or the TypeScript source through tsx. */
 export function workerEntry(cwd = process.cwd()): { file: string; entry?: string; execArgv: string[] } {
   const built = process.env.ALLOCATION_LENS_POLL_WORKER;
-  if (built) return { file: built, execArgv: [] };
+  // the process' own Node flags (--cpu-prof, --max-old-space-size...) apply to the worker too
+  if (built) return { file: built, execArgv: [...process.execArgv] };
   const source = path.join(cwd, "server", "poll", "worker.ts");
   const boot = path.join(cwd, "scripts", "ts-worker.mjs");
   if (fs.existsSync(source) && fs.existsSync(boot)) return { file: boot, entry: source, execArgv: ["--conditions=react-server"] };

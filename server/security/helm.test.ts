@@ -66,6 +66,30 @@ function validated(objs: Obj[]) {
   return { raw, pending, config: r.config };
 }
 
+/**
+ * A NetworkPolicy's spec with the pods it selects left out, and every peer that selects the dashboard's own pods (the
+ * other replicas: by the chart's release labels or by the base's labels, in the same namespace) written as "own pods";
+ * the rules sorted.
+ */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Any)[k])}`).join(",")}}`;
+  return JSON.stringify(v);
+}
+
+function policyShape(np: Any, objs: Obj[]): unknown {
+  const own = JSON.stringify(deployment(objs).spec.selector.matchLabels);
+  const ns = np.metadata.namespace;
+  const peer = (p: Any) => {
+    const sameNs = !p.namespaceSelector || p.namespaceSelector.matchLabels?.["kubernetes.io/metadata.name"] === ns;
+    return p.podSelector && sameNs && JSON.stringify(p.podSelector.matchLabels) === own ? "own pods" : p;
+  };
+  // the order of rules means nothing to a NetworkPolicy: compared sorted
+  const rules = (list: Any[] | undefined, dir: "from" | "to") =>
+    list?.map((r) => (r[dir] ? { ...r, [dir]: (r[dir] as Any[]).map(peer) } : r)).sort((a, b) => (canonical(a) < canonical(b) ? -1 : 1));
+  return { ...np.spec, podSelector: undefined, ingress: rules(np.spec.ingress, "from"), egress: rules(np.spec.egress, "to") };
+}
+
 const LEASE_CALLS: Call[] = ["get", "create", "update"].map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: NAMESPACE }));
 const envOf = (c: Any): Record<string, Any> => Object.fromEntries(((c.env ?? []) as Any[]).map((e) => [e.name, e]));
 
@@ -136,7 +160,7 @@ if (!fs.existsSync(HELM)) {
         const raw = rawConfig(objs);
         const replicas = deployment(objs).spec.replicas as number;
         expect("lease" in raw, label).toBe(replicas > 1);
-        if (replicas > 1) expect(raw.lease, label).toEqual({ namespace: NAMESPACE });
+        if (replicas > 1) expect(raw.lease, label).toEqual({ namespace: NAMESPACE, peerTokenFile: "/etc/allocation-lens/secrets/allocation-lens-peer/token" });
       }
       expect("fleet" in rawConfig(defaults)).toBe(false);
       expect(rawConfig(example("replicas-oauth2-proxy.yaml")).fleet).toEqual({
@@ -280,12 +304,15 @@ if (!fs.existsSync(HELM)) {
       expect(np.spec.egress).toContainEqual({ to: [self], ports: [{ protocol: "TCP", port: 3000 }] });
     });
 
-    it("one replica (the defaults): no Lease, no PodDisruptionBudget, no anti-affinity, no POD_NAME", () => {
-      expect(deployment(defaults).spec.replicas).toBe(1);
-      expect(find(defaults, "PodDisruptionBudget")).toHaveLength(0);
-      expect(find(defaults, "Role").map((r) => r.metadata.name)).toEqual([`${RELEASE}-collectors`]);
-      expect(deployment(defaults).spec.template.spec.affinity).toBeUndefined();
-      expect(envOf(container(defaults, DASHBOARD_CONTAINER)!).POD_NAME).toBeUndefined();
+    it("one replica (replicaCount 1): no Lease, no PodDisruptionBudget, no anti-affinity, no POD_NAME, no peer token", () => {
+      const one = template([], ["replicaCount=1"]);
+      expect(deployment(one).spec.replicas).toBe(1);
+      expect(find(one, "PodDisruptionBudget")).toHaveLength(0);
+      expect(find(one, "Role").map((r) => r.metadata.name)).toEqual([`${RELEASE}-collectors`]);
+      expect(deployment(one).spec.template.spec.affinity).toBeUndefined();
+      expect(envOf(container(one, DASHBOARD_CONTAINER)!).POD_NAME).toBeUndefined();
+      expect(JSON.stringify(deployment(one))).not.toContain("allocation-lens-peer");
+      expect("lease" in rawConfig(one)).toBe(false);
     });
   });
 
@@ -355,7 +382,7 @@ if (!fs.existsSync(HELM)) {
       const [kust] = find(base, "NetworkPolicy");
       expect(chart.spec.podSelector.matchLabels).toEqual(deployment(defaults).spec.selector.matchLabels);
       expect(kust.spec.podSelector.matchLabels).toEqual(deployment(base).spec.selector.matchLabels);
-      expect({ ...chart.spec, podSelector: undefined }).toEqual({ ...kust.spec, podSelector: undefined });
+      expect(policyShape(chart, defaults)).toEqual(policyShape(kust, base));
     });
 
     it("the same securityContext, pod and container, and the same resources and probes", () => {
@@ -374,7 +401,8 @@ if (!fs.existsSync(HELM)) {
       const kust = parseConfig(YAML.parse(baseCm.data["config.yaml"]));
       const chart = validated(defaults);
       expect(kust.ok).toBe(true);
-      const strip = (text: string) => text.replaceAll("/etc/allocation-lens/secrets/allocation-lens-ta-tls/", "/etc/allocation-lens/tls/");
+      const strip = (text: string) =>
+        text.replaceAll("/etc/allocation-lens/secrets/allocation-lens-ta-tls/", "/etc/allocation-lens/tls/").replaceAll("/etc/allocation-lens/secrets/allocation-lens-peer/", "/etc/allocation-lens/peer/");
       expect(JSON.parse(strip(JSON.stringify(chart.config)))).toEqual(kust.ok && kust.config);
     });
 
@@ -387,7 +415,7 @@ if (!fs.existsSync(HELM)) {
       expect(envOf(a)).toEqual(envOf(b));
       const [np] = find(chart, "NetworkPolicy");
       const [kust] = find(overlay, "NetworkPolicy");
-      expect({ ...np.spec, podSelector: undefined }).toEqual({ ...kust.spec, podSelector: undefined });
+      expect(policyShape(np, chart)).toEqual(policyShape(kust, overlay));
       expect(validated(chart).config.auth).toEqual(renderedAuth(overlay));
     });
   });

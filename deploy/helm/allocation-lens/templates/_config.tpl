@@ -43,7 +43,10 @@
 {{- $config := dict "clusters" $clusters "history" $history "auth" $auth "embed" (dict "frameAncestors" $v.embed.frameAncestors) -}}
 {{- if $v.server -}}{{- $_ := set $config "server" $v.server -}}{{- end -}}
 {{- if gt (int $v.replicaCount) 1 -}}
-{{- $_ := set $config "lease" (dict "namespace" .Release.Namespace) -}}
+{{- $lease := dict "namespace" .Release.Namespace "peerTokenFile" (printf "%s/%s" (include "allocation-lens.secretDir" $v.lease.peerToken.secretName) $v.lease.peerToken.key) -}}
+{{- if $v.lease.durationSeconds -}}{{- $_ := set $lease "durationSeconds" $v.lease.durationSeconds -}}{{- end -}}
+{{- if $v.lease.renewSeconds -}}{{- $_ := set $lease "renewSeconds" $v.lease.renewSeconds -}}{{- end -}}
+{{- $_ := set $config "lease" $lease -}}
 {{- end -}}
 {{- if $v.fleet.enabled -}}
 {{- $f := dict "prometheus" (include "allocation-lens.queryEndpoint" $v.fleet | fromJson) -}}

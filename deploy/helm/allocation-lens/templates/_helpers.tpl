@@ -87,6 +87,7 @@ seccompProfile:
 {{- if $block.bearerToken.secretName -}}{{- $names = append $names $block.bearerToken.secretName -}}{{- end -}}
 {{- end -}}
 {{- end -}}
+{{- if gt (int .Values.replicaCount) 1 -}}{{- $names = append $names .Values.lease.peerToken.secretName -}}{{- end -}}
 {{- $names | uniq | sortAlpha | toJson -}}
 {{- end -}}
 
