@@ -76,6 +76,16 @@ describe("PollHost", () => {
     }
   });
 
+  it("the worker's metrics: every allocation_lens_* series with its own heap, and none of the serving thread's process metrics", async () => {
+    const text = await host.metricsText();
+    const cluster = [...host.clusters.values()][0].config.name;
+    expect(text).toContain(`allocation_lens_poll_duration_seconds{cluster="${cluster}"}`);
+    expect(text).toMatch(/^allocation_lens_readiness_transitions_total\{cluster="[^"]+",role="per-node"\} \d+$/m);
+    const used = Number(/^allocation_lens_poll_worker_heap_bytes\{kind="used"\} (\d+)$/m.exec(text)?.[1]);
+    expect(used).toBeGreaterThan(1 << 20);
+    expect(text).not.toMatch(/^nodejs_|^process_/m);
+  });
+
   it("does not keep error answers", async () => {
     const cluster = [...host.clusters.values()][0];
     const ask = vi.spyOn(host, "ask");

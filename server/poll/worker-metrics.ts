@@ -5,7 +5,8 @@ import "server-only";
  * history as events happen. The serving thread's /metrics asks for this text and adds its own process metrics
  * (server/metrics.ts).
  */
-import { Counter, Registry } from "prom-client";
+import v8 from "node:v8";
+import { Counter, Gauge, Registry } from "prom-client";
 import pkg from "@/package.json";
 import { ROLES } from "@/lib/model";
 import { CHURN_METRICS, DerivedMetrics, deriveSeries, infoSeries, type Series } from "@/lib/metrics/derived";
@@ -23,6 +24,20 @@ export class WorkerMetrics {
     const counter = (m: (typeof CHURN_METRICS)["readinessTransitions" | "targetReassignments"]) =>
       new Counter<"cluster" | "role">({ name: m.name, help: m.help, labelNames: ["cluster", "role"], registers: [this.registry] });
     const perPod = CHURN_METRICS.collectorTransitions;
+    // The worker's own V8 heap (a worker thread has a heap of its own; prom-client's nodejs_heap_* series on the serving
+    // thread show only that thread's): what the snapshots, the informer caches and the history cost.
+    new Gauge({
+      name: "allocation_lens_poll_worker_heap_bytes",
+      help: "V8 heap of the poll worker thread, by kind: used, total (reserved) and limit.",
+      labelNames: ["kind"],
+      registers: [this.registry],
+      collect() {
+        const h = v8.getHeapStatistics();
+        this.set({ kind: "used" }, h.used_heap_size);
+        this.set({ kind: "total" }, h.total_heap_size);
+        this.set({ kind: "limit" }, h.heap_size_limit);
+      },
+    });
     this.churn = {
       readinessTransitions: counter(CHURN_METRICS.readinessTransitions),
       targetReassignments: counter(CHURN_METRICS.targetReassignments),
