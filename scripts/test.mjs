@@ -81,7 +81,11 @@ goPeer("helm", ensureHelm, "the Helm chart's tests");
 
 results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST]));
 
-if (run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) !== 0) {
+// `npm run build`: the app, then the server entry and the poll worker bundled beside it (the replicas test runs them)
+const built = () =>
+  run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) === 0 &&
+  run("bundle the server entry", process.execPath, [path.join(root, "scripts", "build-server.mjs")]) === 0;
+if (!built()) {
   results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "build failed" });
 } else {
   results.suites.push(vitest("standalone server test (vitest)", "vitest-standalone", [STANDALONE_TEST]));

@@ -29,6 +29,8 @@ import { holderSource } from "@/lib/lease/holder-stale";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
 const BUILT = fs.existsSync(ENTRY);
+// npm test builds first; CI (ALLOCATION_LENS_REQUIRE_PEERS=1) fails rather than skip without a build
+if (!BUILT && process.env.ALLOCATION_LENS_REQUIRE_PEERS === "1") throw new Error(`no build (${path.relative(ROOT, ENTRY)}): the replicas test needs \`npm run build\``);
 if (!BUILT) console.warn(`skipping the replicas test: no build (${path.relative(ROOT, ENTRY)}); run \`npm run build\` first`);
 
 const NS = "allocation-lens";
