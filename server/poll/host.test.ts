@@ -84,6 +84,21 @@ describe("PollHost", () => {
     const used = Number(/^allocation_lens_poll_worker_heap_bytes\{kind="used"\} (\d+)$/m.exec(text)?.[1]);
     expect(used).toBeGreaterThan(1 << 20);
     expect(text).not.toMatch(/^nodejs_|^process_/m);
+    // rendered again only after a change: the same text (and no copy of it sent) until the next poll
+    const ask = vi.spyOn(host, "ask");
+    try {
+      const cluster0 = [...host.clusters.values()][0];
+      const polls = cluster0.polls;
+      const again = await host.metricsText();
+      if (cluster0.polls === polls) expect(again).toBe(text);
+      expect(await ask.mock.results[0].value).toMatchObject({ text: cluster0.polls === polls ? null : expect.any(String) });
+      await until(() => cluster0.latest, (m) => m.polls > polls + 1, 20_000, "two more polls", 20);
+      const later = await host.metricsText();
+      expect(later).not.toBe(text);
+      expect(later).toMatch(new RegExp(`^allocation_lens_poll_duration_seconds\\{cluster="${cluster}"\\}`, "m"));
+    } finally {
+      ask.mockRestore();
+    }
   });
 
   it("does not keep error answers", async () => {

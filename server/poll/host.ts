@@ -357,9 +357,13 @@ export class PollHost {
     this.ask({ t: "poll", cluster, run: holder.self }).catch((e) => this.log(`allocation-lens: cannot ${holder.self ? "start" : "suspend"} the poller of ${cluster}: ${(e as Error)?.message ?? e}`));
   }
 
-  /** The worker's allocation_lens_* exposition text. */
-  metricsText(): Promise<string> {
-    return this.ask<string>({ t: "metrics" });
+  private metricsCopy: { version: string; text: string } | undefined;
+
+  /** The worker's allocation_lens_* exposition text (sent again by the worker only when it changed). */
+  async metricsText(): Promise<string> {
+    const r = await this.ask<{ version: string; text: string | null }>({ t: "metrics", have: this.metricsCopy?.version });
+    if (r.text !== null) this.metricsCopy = { version: r.version, text: r.text };
+    return this.metricsCopy?.text ?? "";
   }
 
   async stop(): Promise<void> {

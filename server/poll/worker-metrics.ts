@@ -5,20 +5,32 @@ import "server-only";
  * history as events happen. The serving thread's /metrics asks for this text and adds its own process metrics
  * (server/metrics.ts).
  */
+import { randomUUID } from "node:crypto";
 import v8 from "node:v8";
 import { Counter, Gauge, Registry } from "prom-client";
 import pkg from "@/package.json";
 import { ROLES } from "@/lib/model";
 import { CHURN_METRICS, DerivedMetrics, deriveSeries, infoSeries, type Series } from "@/lib/metrics/derived";
 import type { ClusterPoller } from "@/server/poller";
-import type { ChurnCounters } from "@/server/history/attach";
+import type { ChurnCounters, CounterLike, PodCounterLike } from "@/server/history/attach";
 
 export class WorkerMetrics {
   readonly registry = new Registry();
   private readonly derived = new DerivedMetrics(this.registry);
+  /** what the history increments: the counters, each move also marking the text as changed */
   readonly churn: Required<ChurnCounters>;
+  private readonly counters: Record<"readinessTransitions" | "targetReassignments", Counter<"cluster" | "role">>;
   /** renders one at a time: set() then format must not interleave with another scrape's set() */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Bumped whenever a series may have changed: a poll finished (`changed()`), a churn counter moved. The text is rendered
+   * again only then: at 5,000 collectors it is ~1 MB (a per-pod series each) and ~50 ms to build, and scrapers (two
+   * Prometheus replicas, the bench's once a second) would otherwise each pay for it, inside a running poll too.
+   */
+  version = 1;
+  private rendered: { version: string; text: string } | undefined;
+  /** one per worker: a restarted worker's versions never match its predecessor's */
+  private readonly epoch = randomUUID();
 
   constructor(private readonly pollers: ReadonlyMap<string, ClusterPoller>) {
     const counter = (m: (typeof CHURN_METRICS)["readinessTransitions" | "targetReassignments"]) =>
@@ -38,11 +50,12 @@ export class WorkerMetrics {
         this.set({ kind: "limit" }, h.heap_size_limit);
       },
     });
-    this.churn = {
-      readinessTransitions: counter(CHURN_METRICS.readinessTransitions),
-      targetReassignments: counter(CHURN_METRICS.targetReassignments),
-      collectorTransitions: new Counter({ name: perPod.name, help: perPod.help, labelNames: ["cluster", "role", "pod", "node"], registers: [this.registry] }),
-    };
+    const bump = () => void this.version++;
+    const counted = (c: CounterLike): CounterLike => ({ inc: (labels, value) => (c.inc(labels, value), bump()) });
+    const perPodCounter = new Counter({ name: perPod.name, help: perPod.help, labelNames: ["cluster", "role", "pod", "node"], registers: [this.registry] });
+    const podCounted: PodCounterLike = { inc: (labels, value) => (perPodCounter.inc(labels, value), bump()), remove: (labels) => (perPodCounter.remove(labels), bump()) };
+    this.counters = { readinessTransitions: counter(CHURN_METRICS.readinessTransitions), targetReassignments: counter(CHURN_METRICS.targetReassignments) };
+    this.churn = { readinessTransitions: counted(this.counters.readinessTransitions), targetReassignments: counted(this.counters.targetReassignments), collectorTransitions: podCounted };
   }
 
   private series(): Series[] {
@@ -52,8 +65,8 @@ export class WorkerMetrics {
       for (const role of ROLES) {
         if (!poller.config.targetAllocators[role]) continue;
         const labels = { cluster: poller.config.name, role };
-        this.churn.readinessTransitions.inc(labels, 0);
-        this.churn.targetReassignments.inc(labels, 0);
+        this.counters.readinessTransitions.inc(labels, 0);
+        this.counters.targetReassignments.inc(labels, 0);
       }
       const snapshot = poller.latest;
       if (snapshot) series.push(...deriveSeries(snapshot, poller.taRequests()));
@@ -61,11 +74,19 @@ export class WorkerMetrics {
     return series;
   }
 
-  /** The exposition text of every allocation_lens_* series. */
-  render(): Promise<string> {
+  /** A poll finished: the gauges have new values. */
+  changed(): void {
+    this.version++;
+  }
+
+  /** The exposition text of every allocation_lens_* series (the poll worker's heap as of the last change). */
+  render(): Promise<{ version: string; text: string }> {
     const run = async () => {
+      const version = `${this.epoch}:${this.version}`;
+      if (this.rendered?.version === version) return this.rendered;
       this.derived.set(this.series());
-      return this.registry.metrics();
+      this.rendered = { version, text: await this.registry.metrics() };
+      return this.rendered;
     };
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);

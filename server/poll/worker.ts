@@ -95,6 +95,7 @@ function main(): void {
 
   for (const [name, poller] of pollers) {
     poller.onSnapshot((s: Snapshot) => {
+      metrics.changed();
       void (async () => {
         const cpu = threadCpuMs();
         const answers: Array<{ key: string; answer: Answer }> = [];
@@ -128,9 +129,12 @@ function main(): void {
             post({ t: "reply", id: m.id, ok: true, value: null });
             return;
           }
-          case "metrics":
-            post({ t: "reply", id: m.id, ok: true, value: await metrics.render() });
+          case "metrics": {
+            // the text only when the serving thread's copy is older: it is ~1 MB at 5,000 collectors
+            const r = await metrics.render();
+            post({ t: "reply", id: m.id, ok: true, value: r.version === m.have ? { version: r.version, text: null } : r });
             return;
+          }
           case "stop":
             await Promise.all([...pollers.values()].map((p) => p.stop()));
             stopHistory();
