@@ -6,19 +6,18 @@ import "server-only";
  */
 import { NextResponse } from "next/server";
 import { getRuntime } from "@/server/runtime";
-import type { ClusterConfig } from "@/lib/config/schema";
 import { WaitRefused } from "@/lib/waiters";
 import { ApiError, queryParams } from "@/server/api-error";
 import type { ClusterHandle } from "@/server/poll/host";
 import type { AnswerRoute } from "@/server/poll/answers";
-import type { SnapshotMeta } from "@/server/poll/protocol";
 
 export { ApiError, queryParams };
 
 const FIRST_POLL_WAIT_MS = 15_000;
 const JSON_HEADERS = { "Content-Type": "application/json", "Cache-Control": "no-store" };
 
-export async function clusterFor(url: string): Promise<{ cluster: ClusterHandle; meta: SnapshotMeta; config: ClusterConfig }> {
+/** The handle of the request's cluster (`?cluster=`, default the first), once it has polled (a bounded wait). */
+async function clusterFor(url: string): Promise<ClusterHandle> {
   const runtime = await getRuntime();
   const requested = new URL(url).searchParams.get("cluster");
   const name = requested ?? runtime.config.clusters[0].name;
@@ -26,7 +25,8 @@ export async function clusterFor(url: string): Promise<{ cluster: ClusterHandle;
   if (!cluster) throw new ApiError(404, "unknown_cluster", `no cluster named "${name}" in the configuration`);
   try {
     // bounded: a request waits at most 15 s for the first poll, and is refused at once when too many already wait
-    return { cluster, meta: await cluster.next(FIRST_POLL_WAIT_MS), config: cluster.config };
+    await cluster.next(FIRST_POLL_WAIT_MS);
+    return cluster;
   } catch (e) {
     if (e instanceof WaitRefused) throw new ApiError(503, "not_ready", e.message);
     throw e;
@@ -36,7 +36,7 @@ export async function clusterFor(url: string): Promise<{ cluster: ClusterHandle;
 /** The answer of a cluster route for this request, as the poll worker computed it (its bytes, sent as they are). */
 export async function answer(request: Request, route: AnswerRoute, name?: string): Promise<Response> {
   try {
-    const { cluster } = await clusterFor(request.url);
+    const cluster = await clusterFor(request.url);
     const a = await cluster.answer({ route, search: new URL(request.url).search, name });
     return new Response(a.body as Uint8Array<ArrayBuffer>, { status: a.status, headers: JSON_HEADERS });
   } catch (e) {
@@ -48,7 +48,8 @@ export function json(body: unknown, init?: ResponseInit): NextResponse {
   return NextResponse.json(body, { ...init, headers: { "Cache-Control": "no-store", ...(init?.headers ?? {}) } });
 }
 
-function errorResponse(e: unknown): NextResponse {
+/** An ApiError as its HTTP answer; anything else a 500 that says nothing more (and is logged). */
+export function errorResponse(e: unknown): NextResponse {
   if (e instanceof ApiError) return json({ error: { code: e.code, message: e.message } }, { status: e.status });
   console.error("allocation-lens: API error", (e as Error)?.message);
   return json({ error: { code: "internal", message: "internal error" } }, { status: 500 });

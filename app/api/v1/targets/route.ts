@@ -1,4 +1,4 @@
-import { answer, handle, queryParams } from "@/server/api";
+import { answer, errorResponse, queryParams } from "@/server/api";
 import { targetQuerySchema } from "@/lib/views/targets";
 
 export async function GET(request: Request) {
@@ -6,7 +6,7 @@ export async function GET(request: Request) {
     // a bad parameter is a 400 at once, not after waiting for the first poll
     queryParams(request.url, targetQuerySchema);
   } catch (e) {
-    return handle(() => Promise.reject(e));
+    return errorResponse(e);
   }
   return answer(request, "targets");
 }
