@@ -16,6 +16,7 @@ import type { LeaseStore } from "./leases";
 import { resourceHandlers } from "./resources";
 import { handle } from "./routes";
 import type { ActiveWatch } from "./watch";
+import type { Backend } from "../ta-pods";
 
 export interface KubeApiServer {
   url: string;
@@ -48,6 +49,8 @@ export interface KubeApiOptions {
   bookmarkIntervalMs?: number;
   /** server-side timeout of watches without timeoutSeconds: random in [min, max] seconds; default [300, 600] */
   watchTimeoutSeconds?: [number, number];
+  /** the loopback server behind `port` of a pod (port-forward, service proxy); undefined = the pod serves no such port */
+  backendFor?: (namespace: string, pod: string, port: number) => Backend | undefined;
 }
 
 export { CONTEXT_NAME };
