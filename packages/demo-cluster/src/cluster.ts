@@ -119,6 +119,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     dir,
     clusterName: "allocation-lens-demo",
     backendFor: (namespace, pod, port) => taPods.backendFor(namespace, pod, port),
+    tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem },
   });
   const pkiPaths = await writePki(path.join(dir, "tls"), pki);
   const taServers: Partial<Record<Role, TaServer>> = {};
