@@ -4,7 +4,8 @@
  * them. Declared here only; pure types and the list of source states.
  */
 import type { Analysis } from "@/lib/analysis/types";
-import type { SourceView } from "@/lib/api/schemas";
+import type { Flavor, Role } from "@/lib/model";
+import type { DiscoveryView, SourceView } from "@/lib/api/schemas";
 
 /**
  * `starting` (never answered yet), `ok`, `stale` (failed at the last poll, its last good data is still used) or `error`
@@ -36,4 +37,8 @@ export interface Snapshot {
   answersLastPoll: { scan: number; parse: number };
   /** the longest stretch the analysis held the event loop (it runs in slices) */
   analysisLongestSliceMs: number;
+  /** the TAs read in this poll (configured, or found by discovery) */
+  roles: { role: Role; flavor: Flavor }[];
+  /** with `targetAllocators: auto`: what discovery found and dropped; null otherwise */
+  discovery: DiscoveryView | null;
 }

@@ -23,8 +23,32 @@ if (i >= 0) {
   process.env.ALLOCATION_LENS_CONFIG = path.resolve(args[i + 1]);
   args.splice(i, 2);
 }
+// --kubeconfig FILE / --context NAME: a real cluster with nothing else configured (its TAs are discovered);
+// --discover: on the embedded demo, find its TAs the same way instead of using the generated configuration
+for (const [flag, env] of [
+  ["--kubeconfig", "ALLOCATION_LENS_KUBECONFIG"],
+  ["--context", "ALLOCATION_LENS_CONTEXT"],
+]) {
+  const at = args.indexOf(flag);
+  if (at < 0) continue;
+  if (!args[at + 1] || args[at + 1].startsWith("--")) {
+    console.error(`${flag} needs a value`);
+    process.exit(2);
+  }
+  process.env[env] = flag === "--kubeconfig" ? path.resolve(args[at + 1]) : args[at + 1];
+  args.splice(at, 2);
+}
+const d = args.indexOf("--discover");
+if (d >= 0) {
+  process.env.ALLOCATION_LENS_DISCOVER = "1";
+  args.splice(d, 1);
+}
+if (process.env.ALLOCATION_LENS_CONFIG && (process.env.ALLOCATION_LENS_KUBECONFIG || process.env.ALLOCATION_LENS_CONTEXT || process.env.ALLOCATION_LENS_DISCOVER)) {
+  console.error("--config and --kubeconfig/--context/--discover exclude each other: a configuration file names its clusters itself (use targetAllocators: auto there)");
+  process.exit(2);
+}
 if (args.length) {
-  console.error(`unknown arguments: ${args.join(" ")}; usage: npm start [-- --config FILE] (environment: HOST, PORT)`);
+  console.error(`unknown arguments: ${args.join(" ")}; usage: npm start [-- --config FILE | --kubeconfig FILE [--context NAME] | --discover] (environment: HOST, PORT)`);
   process.exit(2);
 }
 

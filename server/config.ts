@@ -5,6 +5,8 @@ import "server-only";
  * showing a credential (lib/config/schema.ts: shownValue, yamlErrorLine).
  */
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import YAML from "yaml";
 import { parseConfig, yamlErrorLine, type Config } from "@/lib/config/schema";
 
@@ -48,4 +50,35 @@ export function loadConfigFile(file: string): Config {
   const result = parseConfig(data ?? {});
   if (!result.ok) throw new ConfigError(file, result.errors);
   return result.config;
+}
+
+/** A cluster name (a DNS label) from a kubeconfig context name: `arn:aws:eks:eu-west-1:1234:cluster/prod` -> `prod`. */
+export function clusterNameFromContext(context: string): string {
+  const last = context.split("/").pop() ?? context;
+  const name = last
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 63)
+    .replace(/-+$/, "");
+  return name || "cluster";
+}
+
+/**
+ * `npm start -- --kubeconfig FILE [--context NAME]`: a configuration of one cluster whose TAs are discovered, written to
+ * a private temporary folder (with the history's file beside it). Only paths and names go in it, never a credential.
+ */
+export function writeDiscoveryConfig(opts: { kubeconfig?: string; context?: string; contextName: string }): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-"));
+  fs.chmodSync(dir, 0o700);
+  const file = path.join(dir, "allocation-lens.yaml");
+  const kubernetes: Record<string, string> = {};
+  if (opts.kubeconfig) kubernetes.kubeconfig = opts.kubeconfig;
+  if (opts.context) kubernetes.context = opts.context;
+  const config = {
+    clusters: [{ name: clusterNameFromContext(opts.contextName), kubernetes, targetAllocators: "auto" }],
+    history: { path: path.join(dir, "history.sqlite") },
+  };
+  fs.writeFileSync(file, YAML.stringify(config), { mode: 0o600 });
+  return file;
 }

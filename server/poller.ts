@@ -21,11 +21,37 @@ import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/ser
 import { BoundedWaiters } from "@/lib/waiters";
 import { SourceErrorLog } from "@/server/net/error-log";
 import { threadCpuMs } from "@/lib/thread-cpu";
+import type { TaConfig } from "@/lib/config/schema";
+import type { DiscoveryView } from "@/lib/api/schemas";
+import { discoveryLine, TaDiscovery, type DiscoveryReading } from "@/server/discovery/service";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
 export const MAX_FIRST_POLL_WAITERS = 256;
 
 export type PodEvent = { at: number; role: Role; type: "add" | "update" | "delete"; pod: KubeObj };
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** What the diagnostics page shows of a discovery reading. */
+function discoveryView(r: DiscoveryReading | null, lastSuccess: number | null): DiscoveryView {
+  return {
+    at: lastSuccess,
+    found: (r?.found ?? []).map((f) => ({
+      role: f.role,
+      flavor: f.flavor,
+      namespace: f.namespace,
+      configMap: f.configMap,
+      strategy: f.strategy,
+      fallbackStrategy: f.fallbackStrategy,
+      collectors: f.collectors,
+      mtls: f.mtls,
+      service: `${f.namespace}/${f.service.name}:${f.service.port}`,
+      reach: f.reach,
+    })),
+    dropped: r?.dropped ?? [],
+    problems: r?.problems ?? [],
+  };
+}
 
 export class ClusterPoller {
   private readonly tas = new Map<Role, TaClient>();
@@ -43,35 +69,111 @@ export class ClusterPoller {
   private readonly podListeners = new Set<(e: PodEvent) => void>();
   private readonly snapshotListeners = new Set<(s: Snapshot, previous: Snapshot | undefined) => void>();
   polls = 0;
+  /** the cluster's configuration; with discovery, `targetAllocators` is what the last discovery reading gave */
+  config: ClusterConfig;
+  private readonly discovery: TaDiscovery | undefined;
+  private discoveryStatus: SourceStatus | undefined;
+  private discoveryReading: DiscoveryReading | null = null;
+  private discoveredAt = 0;
+  private discoveryLogged = "";
+  private readonly log: (line: string) => void;
 
-  constructor(
-    readonly config: ClusterConfig,
-    log?: (line: string) => void,
-  ) {
+  constructor(config: ClusterConfig, log?: (line: string) => void) {
+    this.config = config;
+    this.log = log ?? ((line) => console.log(line));
     this.errorLog = new SourceErrorLog(log);
+    if (config.discover) {
+      this.discovery = new TaDiscovery(config, config.discover);
+      this.discoveryStatus = { source: `${config.name}/discovery`, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null };
+    }
     for (const role of ROLES) {
       const ta = config.targetAllocators[role];
-      if (!ta) continue;
-      const source = `${config.name}/ta/${role}`;
-      this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
-      try {
-        this.tas.set(role, new TaClient(config.name, role, ta, config.pollIntervalSeconds));
-      } catch (e) {
-        const err = e instanceof SourceError ? e : new SourceError({ source, kind: "config", message: String(e) });
-        this.errorLog.note(source, err);
-        this.taStatus.set(role, { source, state: "error", lastSuccess: null, lastAttempt: null, latencyMs: null, error: err.toJSON() });
-      }
+      if (ta) this.addClient(role, ta);
     }
+  }
+
+  private addClient(role: Role, ta: TaConfig): void {
+    const source = `${this.config.name}/ta/${role}`;
+    this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
+    try {
+      this.tas.set(role, new TaClient(this.config.name, role, ta, this.config.pollIntervalSeconds));
+    } catch (e) {
+      const err = e instanceof SourceError ? e : new SourceError({ source, kind: "config", message: String(e) });
+      this.errorLog.note(source, err);
+      this.taStatus.set(role, { source, state: "error", lastSuccess: null, lastAttempt: null, latencyMs: null, error: err.toJSON() });
+    }
+  }
+
+  /**
+   * Reads the TAs of `entries` from now on (discovery found others, or the same ones changed): a role whose entry is
+   * unchanged keeps its client and last good data; when the collectors' selectors changed, the informers start again
+   * and the next poll waits for their first list (at most the Kubernetes request deadline).
+   */
+  private async setTargetAllocators(entries: Partial<Record<Role, TaConfig>>): Promise<void> {
+    const before = this.config.targetAllocators;
+    if (sameJson(before, entries)) return;
+    const collectorsChanged = !sameJson(
+      ROLES.map((r) => before[r]?.collectors ?? null),
+      ROLES.map((r) => entries[r]?.collectors ?? null),
+    );
+    this.config = { ...this.config, targetAllocators: entries };
+    for (const role of ROLES) {
+      if (sameJson(before[role], entries[role])) continue;
+      this.tas.get(role)?.close();
+      this.tas.delete(role);
+      this.taStatus.delete(role);
+      this.lastGood.delete(role);
+      const ta = entries[role];
+      if (ta) this.addClient(role, ta);
+    }
+    const kube = this.kube;
+    if (collectorsChanged && kube) {
+      this.kube = this.startKube();
+      await kube.stop();
+      const wait = this.config.kubernetes.requestTimeoutSeconds * 1000;
+      await Promise.all(Object.values(this.kube.pods).map((w) => w?.whenListed(wait)));
+    }
+  }
+
+  /** Reads the cluster's TAs from its Kubernetes API when discovery is due (before each poll, every intervalSeconds). */
+  private async rediscover(): Promise<void> {
+    const discovery = this.discovery;
+    const status = this.discoveryStatus;
+    if (!discovery || !status || !this.config.discover) return;
+    if (this.discoveredAt && Date.now() - this.discoveredAt < this.config.discover.intervalSeconds * 1000) return;
+    this.discoveredAt = Date.now();
+    status.lastAttempt = Date.now();
+    const started = performance.now();
+    try {
+      const reading = await discovery.read();
+      this.discoveryReading = reading;
+      Object.assign(status, { state: "ok", lastSuccess: Date.now(), latencyMs: performance.now() - started, error: null });
+      this.errorLog.note(status.source, null);
+      const line = discoveryLine(this.config.name, reading);
+      if (line !== this.discoveryLogged) this.log(line);
+      this.discoveryLogged = line;
+      await this.setTargetAllocators(reading.entries);
+    } catch (e) {
+      const err = e instanceof SourceError ? e : new SourceError({ source: status.source, kind: "network", message: String((e as Error)?.message ?? e) });
+      this.errorLog.note(status.source, err);
+      Object.assign(status, { state: status.lastSuccess ? "stale" : "error", error: err.toJSON() });
+    }
+  }
+
+  private startKube(): KubeSources {
+    return startKubeSources(this.config, (role, type, pod) => {
+      const event: PodEvent = { at: Date.now(), role, type, pod };
+      for (const l of this.podListeners) l(event);
+    });
   }
 
   /** Starts polling (the informers, then a poll every interval); after suspend(), starts again from a fresh list. */
   start(): void {
     if (this.stopped || this.kube) return;
     this.suspended = false;
-    this.kube = startKubeSources(this.config, (role, type, pod) => {
-      const event: PodEvent = { at: Date.now(), role, type, pod };
-      for (const l of this.podListeners) l(event);
-    });
+    this.kube = this.startKube();
+    // a fresh discovery after a suspension: the TAs may have changed meanwhile
+    this.discoveredAt = 0;
     void this.tick();
   }
 
@@ -134,6 +236,7 @@ export class ClusterPoller {
     this.running = true;
     const started = performance.now();
     try {
+      await this.rediscover();
       await this.poll();
     } finally {
       this.running = false;
@@ -220,7 +323,7 @@ export class ClusterPoller {
       pollCpuMs: threadCpuMs() - cpuStarted,
       pollIntervalMs: this.config.pollIntervalSeconds * 1000,
       analysis,
-      sources: [...this.taStatus.values()].map((s) => ({ ...s })).concat(kubeStatuses),
+      sources: [...(this.discoveryStatus ? [{ ...this.discoveryStatus }] : []), ...[...this.taStatus.values()].map((s) => ({ ...s })), ...kubeStatuses],
       taRequestsLastPoll: readings.reduce((s, r) => s + (r?.requests ?? 0), 0),
       bytesLastPoll: readings.reduce((s, r) => s + (r?.bytes ?? 0), 0),
       answersLastPoll: {
@@ -228,6 +331,8 @@ export class ClusterPoller {
         parse: readings.reduce((s, r) => s + (r ? r.jobs.size - r.scanned : 0), 0),
       },
       analysisLongestSliceMs: longestSliceMs,
+      roles: ROLES.flatMap((role) => (this.config.targetAllocators[role] ? [{ role, flavor: this.config.targetAllocators[role]!.flavor }] : [])),
+      discovery: this.discoveryStatus ? discoveryView(this.discoveryReading, this.discoveryStatus.lastSuccess) : null,
     };
     // A turn for pending requests between the analysis' last slice and the listeners' work (the churn diff).
     await nextTurn();

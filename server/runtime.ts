@@ -12,7 +12,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { Config } from "@/lib/config/schema";
 import { PollHost, type ClusterHandle } from "@/server/poll/host";
 import { hasSourceTree, launchDemo } from "@allocation-lens/demo-cluster/launcher";
-import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION } from "@/server/config";
+import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION, writeDiscoveryConfig } from "@/server/config";
 import { replicaIdentity, type ReplicaIdentity } from "@/lib/lease/identity";
 import { ClusterLease, leaseCalls } from "@/server/lease/elector";
 import { kubeConfigFor } from "@/server/kube/informers";
@@ -38,12 +38,21 @@ async function create(): Promise<Runtime> {
   let file = configPathFromEnv();
   let demo = false;
   let stopDemo = () => {};
+  const env = process.env;
+  if (!file && (env.ALLOCATION_LENS_KUBECONFIG || env.ALLOCATION_LENS_CONTEXT)) {
+    // one cluster from a kubeconfig context, its TAs discovered (server/discovery)
+    const kc = kubeConfigFor({ inCluster: false, kubeconfig: env.ALLOCATION_LENS_KUBECONFIG, context: env.ALLOCATION_LENS_CONTEXT });
+    const contextName = env.ALLOCATION_LENS_CONTEXT || kc.getCurrentContext();
+    if (!kc.getContextObject(contextName)) throw new Error(`no context "${contextName}" in the kubeconfig${env.ALLOCATION_LENS_KUBECONFIG ? "" : " (KUBECONFIG or ~/.kube/config)"}: name one with --context`);
+    file = writeDiscoveryConfig({ kubeconfig: env.ALLOCATION_LENS_KUBECONFIG, context: env.ALLOCATION_LENS_CONTEXT, contextName });
+  }
   if (!file) {
     const args = (process.env.ALLOCATION_LENS_DEMO_ARGS ?? "").split(/\s+/).filter(Boolean);
     // The standalone output (the container image) has no source tree to run the demo from.
     if (!hasSourceTree(process.cwd())) throw new Error(NO_CONFIGURATION);
     const launched = await launchDemo(args, { onLine: (line) => process.stdout.write(`[demo] ${line}\n`) });
-    file = launched.info.dashboardConfig;
+    // --discover: the demo's TAs are found from its Kubernetes API, as on a real cluster
+    file = env.ALLOCATION_LENS_DISCOVER ? launched.info.discoverConfig : launched.info.dashboardConfig;
     demo = true;
     stopDemo = () => void launched.stop();
   }

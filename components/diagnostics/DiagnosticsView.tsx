@@ -12,6 +12,7 @@ import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components
 import { CheckItem } from "./CheckItem";
 import { DiagnosticsEmbedList } from "./DiagnosticsEmbed";
 import { DiagnosticsSkeleton } from "./DiagnosticsSkeleton";
+import { DiscoveryPanel } from "./DiscoveryPanel";
 import { StatusFilter } from "./StatusFilter";
 import { StatusGlyph } from "./StatusIcon";
 import { useStatusFilter } from "./useStatusFilter";
@@ -84,6 +85,7 @@ function DiagnosticsBody({ v, status, embed }: { v: DiagnosticsData; status: Vie
         ) : null}
       </div>
       {list}
+      {v.discovery && !embed ? <DiscoveryPanel d={v.discovery} /> : null}
     </div>
   );
 }

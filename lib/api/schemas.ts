@@ -486,12 +486,40 @@ export const checkSchema = z
 export type Check = z.infer<typeof checkSchema>;
 
 /** GET /api/v1/diagnostics */
+/** What discovery found in the cluster's Kubernetes API and what it dropped (`targetAllocators: auto`). */
+export const discoveryViewSchema = z
+  .object({
+    at: z.number().nullable().meta({ description: "when the last reading succeeded (ms since the epoch); null before the first" }),
+    found: z.array(
+      z
+        .object({
+          role: roleSchema,
+          flavor: flavorSchema,
+          namespace: z.string(),
+          configMap: z.string(),
+          strategy: z.string(),
+          fallbackStrategy: z.string().nullable(),
+          collectors: z.object({ namespace: z.string(), selector: z.record(z.string(), z.string()) }).strict(),
+          mtls: z.boolean().meta({ description: "the TA requires TLS with a client certificate" }),
+          service: z.string().meta({ description: "namespace/name:port of the TA's Service" }),
+          reach: z.enum(["direct", "port-forward", "service-proxy"]).meta({ description: "how the dashboard reaches it" }),
+        })
+        .strict(),
+    ),
+    dropped: z.array(z.object({ object: z.string(), reason: z.string() }).strict()).meta({ description: "objects that looked like a TA's and were not used, with why" }),
+    problems: z.array(z.string()).meta({ description: "configured overrides that do not fit a discovered TA, one line each" }),
+  })
+  .strict()
+  .meta({ id: "DiscoveryView" });
+export type DiscoveryView = z.infer<typeof discoveryViewSchema>;
+
 export const diagnosticsViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     checks: z.array(checkSchema).meta({ description: "in the stable logical order of the checks; the page puts the worst first" }),
     counts: z.object({ pass: int(), warn: int(), fail: int(), unknown: int() }).strict(),
+    discovery: discoveryViewSchema.nullable().meta({ description: "null unless the cluster's TAs are discovered" }),
   })
   .strict()
   .meta({ id: "DiagnosticsView" });

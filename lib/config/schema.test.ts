@@ -375,3 +375,38 @@ describe("lease", () => {
     expect(slow.ok ? [] : slow.errors).toEqual(['lease.renewSeconds: expected at most half of durationSeconds (10): a holder must get two renewals in before its Lease runs out (got 6)']);
   });
 });
+
+describe("parseConfig: discovered Target Allocators", () => {
+  it('takes "auto" as discovery with defaults, and no TA entry yet', () => {
+    const r = parseConfig({ clusters: [{ name: "laptop", kubernetes: { kubeconfig: "/k", context: "c" }, targetAllocators: "auto" }] });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config.clusters[0].discover).toEqual({ namespaces: [], reach: "auto", intervalSeconds: 30, overrides: {} });
+    expect(r.config.clusters[0].targetAllocators).toEqual({});
+  });
+
+  it("keeps partial entries beside discover as overrides, checked field by field", () => {
+    const ok = parseConfig({ clusters: [{ name: "c", targetAllocators: { discover: { namespaces: ["obs"], reach: "port-forward" }, "per-node": { timeoutSeconds: 9 } } }] });
+    expect(ok.ok).toBe(true);
+    if (!ok.ok) return;
+    expect(ok.config.clusters[0].discover).toMatchObject({ namespaces: ["obs"], reach: "port-forward", overrides: { "per-node": { timeoutSeconds: 9 } } });
+    const badReach = parseConfig({ clusters: [{ name: "c", targetAllocators: { discover: { reach: "tunnel" } } }] });
+    expect(badReach.ok).toBe(false);
+    if (!badReach.ok) expect(badReach.errors.join("\n")).toContain('clusters[0].targetAllocators.discover.reach: expected "auto", "direct", "port-forward", "service-proxy" (got "tunnel")');
+    const bad = parseConfig({ clusters: [{ name: "c", targetAllocators: { discover: {}, "per-node": { timeoutSeconds: "slow", colour: 1 } } }] });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const text = bad.errors.join("\n");
+    expect(text).toContain('clusters[0].targetAllocators.per-node.timeoutSeconds: expected a number of seconds (got "slow")');
+    expect(text).toContain("clusters[0].targetAllocators.per-node: unknown key colour");
+  });
+
+  it("without discover, an entry must be whole and one is required", () => {
+    const partial = parseConfig({ clusters: [{ name: "c", targetAllocators: { "per-node": { timeoutSeconds: 9 } } }] });
+    expect(partial.ok).toBe(false);
+    if (!partial.ok) expect(partial.errors.join("\n")).toMatch(/targetAllocators\.per-node\.url/);
+    const none = parseConfig({ clusters: [{ name: "c", targetAllocators: {} }] });
+    expect(none.ok).toBe(false);
+    if (!none.ok) expect(none.errors.join("\n")).toMatch(/expected at least one of per-node, cluster-scraper \(or "auto"/);
+  });
+});

@@ -44,7 +44,7 @@ export function pollTimeoutDefault(pollIntervalSeconds: number): number {
   return Math.max(30, 4 * pollIntervalSeconds);
 }
 
-export const taSchema = z
+const taObject = z
   .object({
     url: z
       .url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" })
@@ -69,8 +69,8 @@ export const taSchema = z
       })
       .strict(),
   })
-  .strict()
-  .superRefine((t, ctx) => {
+  .strict();
+export const taSchema = taObject.superRefine((t, ctx) => {
     if (t.pollTimeoutSeconds !== undefined && t.pollTimeoutSeconds < t.timeoutSeconds) {
       ctx.addIssue({ code: "custom", path: ["pollTimeoutSeconds"], message: `expected at least timeoutSeconds (${t.timeoutSeconds}): one request may take that long` });
     }
@@ -90,18 +90,84 @@ const kubernetesObject = z
   .strict();
 export const kubernetesSchema = kubernetesObject.default({ inCluster: false, requestTimeoutSeconds: DEFAULT_KUBE_REQUEST_TIMEOUT_SECONDS, watchTimeoutSeconds: DEFAULT_KUBE_WATCH_TIMEOUT_SECONDS });
 
+/** How discovered TAs are reached: `auto` is direct inside the cluster, else port-forward (HTTPS) or the service proxy (HTTP). */
+export const DISCOVER_REACH = ["auto", "direct", "port-forward", "service-proxy"] as const;
+export const DEFAULT_DISCOVER = { namespaces: [] as string[], reach: "auto" as const, intervalSeconds: 30 };
+
+/**
+ * `targetAllocators: auto` or `targetAllocators: {discover: {...}}`: the TAs are found from the operators' ConfigMaps,
+ * Services and Deployments (lib/discovery/operators.ts), rediscovered every `intervalSeconds`.
+ */
+export const discoverSchema = z
+  .object({
+    /** where to look; empty: every namespace (needs list on configmaps, services and deployments cluster-wide) */
+    namespaces: z
+      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected a namespace name (a DNS label)" }).max(63))
+      .default([]),
+    reach: z.enum(DISCOVER_REACH, { message: `expected ${DISCOVER_REACH.map((r) => JSON.stringify(r)).join(", ")}` }).default("auto"),
+    intervalSeconds: z.number({ message: "expected a number of seconds" }).min(5).max(3600).default(DEFAULT_DISCOVER.intervalSeconds),
+  })
+  .strict();
+
+type TaEntries = Partial<Record<Role, TaConfig>>;
+
+/** A ZodError's issues under `prefix`, re-added to `ctx` (the role entries are checked one by one, by the mode they are in). */
+function addIssues(ctx: z.RefinementCtx, prefix: PropertyKey[], error: z.ZodError): void {
+  for (const issue of error.issues) {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+    ctx.addIssue({ code: "custom", path: [...prefix, ...issue.path], message: keys.length ? `unknown key ${keys.join(", ")}` : issue.message });
+  }
+}
+
+const ENTRY_ROLES = ["per-node", "cluster-scraper"] as const satisfies readonly Role[];
+
+/**
+ * The cluster's TAs: each role's full entry, or, with `discover` (or the string `auto`), entries that override the
+ * discovered TA field by field (any field of an entry, all optional; an entry with url, flavor and collectors stands alone).
+ */
+const targetAllocatorsSchema = z
+  .preprocess(
+    (v) => (v === "auto" ? { discover: {} } : v),
+    z
+      .object(
+        { discover: discoverSchema.optional(), "per-node": z.unknown().optional(), "cluster-scraper": z.unknown().optional() },
+        { message: 'expected a map with per-node and/or cluster-scraper entries, or "auto"' },
+      )
+      .strict(),
+  )
+  .superRefine((t, ctx) => {
+    for (const role of ENTRY_ROLES) {
+      const entry = t[role];
+      if (entry === undefined) continue;
+      const r = (t.discover ? taObject.partial() : taSchema).safeParse(entry);
+      if (!r.success) addIssues(ctx, [role], r.error);
+    }
+    if (!t.discover && t["per-node"] === undefined && t["cluster-scraper"] === undefined) {
+      ctx.addIssue({ code: "custom", path: [], message: 'expected at least one of per-node, cluster-scraper (or "auto" to discover them)' });
+    }
+  })
+  .transform((t) => {
+    if (!t.discover) {
+      const entries: TaEntries = {};
+      for (const role of ENTRY_ROLES) if (t[role] !== undefined) entries[role] = taSchema.parse(t[role]);
+      return { entries, discover: undefined };
+    }
+    const overrides: Partial<Record<Role, Record<string, unknown>>> = {};
+    for (const role of ENTRY_ROLES) if (t[role] !== undefined) overrides[role] = t[role] as Record<string, unknown>;
+    return { entries: {} as TaEntries, discover: { ...t.discover, overrides } };
+  });
+
 export const clusterSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected a DNS label such as prod-eu-1" }),
     kubernetes: kubernetesSchema,
     scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION),
     pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
-    targetAllocators: z
-      .object({ "per-node": taSchema.optional(), "cluster-scraper": taSchema.optional() } satisfies Record<Role, unknown>)
-      .strict()
-      .refine((t) => t["per-node"] || t["cluster-scraper"], { message: "expected at least one of per-node, cluster-scraper" }),
+    targetAllocators: targetAllocatorsSchema,
   })
-  .strict();
+  .strict()
+  // `targetAllocators` holds the TAs read now (with discovery: filled by it at run time); `discover` how to find them
+  .transform(({ targetAllocators, ...c }) => ({ ...c, targetAllocators: targetAllocators.entries, discover: targetAllocators.discover }));
 
 const DEFAULT_AUTH = {
   mode: "none" as const,
@@ -311,6 +377,7 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 export type ClusterConfig = z.infer<typeof clusterSchema>;
 export type TaConfig = z.infer<typeof taSchema>;
+export type DiscoverConfig = NonNullable<ClusterConfig["discover"]>;
 export type AuthConfig = z.infer<typeof authSchema>;
 export type EmbedConfig = z.infer<typeof embedSchema>;
 export type ServerConfig = z.infer<typeof serverSchema>;
@@ -355,6 +422,8 @@ const ECHOED_FIELDS = new Set([
   "refreshSeconds",
   "durationSeconds",
   "renewSeconds",
+  "reach",
+  "intervalSeconds",
 ]);
 const URL_FIELDS = new Set(["url", "control", "dashboardUrl"]);
 /** Path segments under which nothing is shown: credentials, headers, the whole auth section. */

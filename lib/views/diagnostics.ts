@@ -2,7 +2,7 @@
 import type { Flavor, Role } from "@/lib/model";
 import type { Analysis } from "@/lib/analysis/types";
 import { diagnose, type ChurnLike, type Check, type CheckStatus, type CollectorSelector } from "@/lib/analysis/diagnostics";
-import type { DiagnosticsView, SourceView } from "@/lib/api/schemas";
+import type { DiagnosticsView, DiscoveryView, SourceView } from "@/lib/api/schemas";
 import { freshness } from "@/lib/views/summary";
 
 /** `checks` are in the stable logical order of diagnose(); sortChecks() puts the worst first for display. */
@@ -14,6 +14,7 @@ export interface DiagnosticsSnapshotLike {
   pollIntervalMs: number;
   sources: SourceView[];
   analysis: Analysis;
+  discovery?: DiscoveryView | null;
 }
 
 export interface DiagnosticsOptions {
@@ -39,7 +40,7 @@ export function toDiagnosticsView(s: DiagnosticsSnapshotLike, churn?: ChurnLike 
   const checks = diagnose({ analysis: s.analysis, sources: s.sources, churn: churn ?? null, nowMs: s.at, ...options });
   const counts: Record<CheckStatus, number> = { pass: 0, warn: 0, fail: 0, unknown: 0 };
   for (const c of checks) counts[c.status]++;
-  return { ...freshness(s), cluster: s.cluster, checks, counts };
+  return { ...freshness(s), cluster: s.cluster, checks, counts, discovery: s.discovery ?? null };
 }
 
 const ORDER: Record<CheckStatus, number> = { fail: 0, warn: 1, unknown: 2, pass: 3 };

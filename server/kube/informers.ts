@@ -42,7 +42,7 @@ export function abortable(signal: AbortSignal) {
 }
 
 /** `run` with a deadline: at `ms` the request is aborted and the call rejects with `late()`. */
-async function withDeadline<T>(ms: number, run: (signal: AbortSignal) => Promise<T>, late: () => SourceError): Promise<T> {
+export async function withDeadline<T>(ms: number, run: (signal: AbortSignal) => Promise<T>, late: () => SourceError): Promise<T> {
   const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -122,6 +122,8 @@ export interface WatchedKind {
   readonly status: InformerStatus;
   list(): readonly KubeObj[];
   stop(): Promise<void>;
+  /** resolves at the first complete list, or after `timeoutMs` (whichever is first) */
+  whenListed(timeoutMs: number): Promise<void>;
 }
 
 export type PodEventHandler = (role: Role, type: "add" | "update" | "delete", pod: KubeObj) => void;
@@ -220,7 +222,24 @@ class Watched implements WatchedKind {
     });
   }
 
+  private readonly listedWaiters = new Set<() => void>();
+
+  whenListed(timeoutMs: number): Promise<void> {
+    if (this.status.lastSuccess !== null || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listedWaiters.delete(done);
+        // after ListWatch has filled its cache from the list (it does so once list() has returned)
+        setImmediate(resolve);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.listedWaiters.add(done);
+    });
+  }
+
   private ok() {
+    for (const w of [...this.listedWaiters]) w();
     if (this.status.state === "error") this.errorLog.note(this.status.source, null);
     this.status.state = "ok";
     this.status.error = null;
@@ -248,6 +267,7 @@ class Watched implements WatchedKind {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    for (const w of [...this.listedWaiters]) w();
     await this.informer.stop().catch(() => undefined);
   }
 }

@@ -12,9 +12,12 @@ export async function GET() {
       clusters: runtime.config.clusters.map((c) => ({
         name: c.name,
         pollIntervalSeconds: c.pollIntervalSeconds,
-        roles: Object.entries(c.targetAllocators)
-          .filter(([, ta]) => ta)
-          .map(([role, ta]) => ({ role: role as Role, flavor: ta!.flavor })),
+        // discovered TAs are known from the latest poll; configured ones from the configuration
+        roles: c.discover
+          ? (runtime.pollers.get(c.name)?.latest?.roles ?? [])
+          : Object.entries(c.targetAllocators)
+              .filter(([, ta]) => ta)
+              .map(([role, ta]) => ({ role: role as Role, flavor: ta!.flavor })),
       })),
     };
   });
