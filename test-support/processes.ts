@@ -12,7 +12,7 @@ process.once("exit", () => {
 
 export interface Proc {
   child: ChildProcess;
-  /** stdout + stderr so far (last 20 kB) */
+  /** stdout + stderr so far (last 200 kB) */
   output(): string;
   /** resolves with the exit code (or signal name) */
   exited: Promise<number | string>;
@@ -25,7 +25,7 @@ export function startProcess(cmd: string, args: string[], opts: SpawnOptions = {
   const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...opts });
   live.add(child);
   let out = "";
-  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-20_000));
+  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-200_000));
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   const exited = new Promise<number | string>((resolve) => {
