@@ -1,6 +1,6 @@
 /**
  * The dashboard's configuration file (YAML), validated with zod. Secrets are never inline: TLS material and bearer tokens
- * are file paths read by the server.
+ * are file paths read by the server, or a Kubernetes Secret it reads (`tlsSecret`: only its namespace/name is here).
  */
 import { z } from "zod";
 import { DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
