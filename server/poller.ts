@@ -55,7 +55,8 @@ export class ClusterPoller {
       const source = `${config.name}/ta/${role}`;
       this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
       try {
-        this.tas.set(role, new TaClient(config.name, role, ta, config.pollIntervalSeconds));
+        // the cluster's Kubernetes access serves a reach through the API server and tlsSecret; direct TLS files need none
+        this.tas.set(role, new TaClient(config.name, role, ta, config.pollIntervalSeconds, { kube: config.kubernetes }));
       } catch (e) {
         const err = e instanceof SourceError ? e : new SourceError({ source, kind: "config", message: String(e) });
         this.errorLog.note(source, err);

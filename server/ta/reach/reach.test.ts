@@ -89,7 +89,8 @@ describe("port-forward", () => {
     const front = await startMtlsFront(address(ta.url), { ca: pki.caPem, cert: pki.serverCertPem, key: pki.serverKeyPem });
     cleanups.push(() => front.close());
     const kube = await kubeWith(front.address);
-    const r = await client(mtlsConfig(), kube).read();
+    const c = client(mtlsConfig(), kube);
+    const r = await c.read();
     expect([...r.jobs.keys()]).toEqual(["a", "b"]);
     expect(r.jobs.get("a")!.targets).toHaveLength(3);
     expect(r.requests).toBe(6);
@@ -100,6 +101,10 @@ describe("port-forward", () => {
     expect(new Set(tunnels)).toEqual(new Set(["TUNNEL ta-aaaa-1 8443"]));
     expect(tunnels.length).toBeLessThanOrEqual(4);
     expect(kube.seen).toContain(`GET /api/v1/namespaces/${NS}/secrets/${SECRET}`);
+    // kept alive between requests, closed with the client
+    expect(kube.tunnels.get("ta-aaaa-1")!.size).toBeGreaterThan(0);
+    c.close();
+    await waitUntil(() => kube.tunnels.get("ta-aaaa-1")!.size === 0, "the tunnels close with the client");
   });
 
   it("fails the TLS handshake when the Secret's certificate is not one the TA trusts", async () => {
