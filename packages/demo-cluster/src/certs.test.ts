@@ -26,6 +26,15 @@ describe("demo PKI", () => {
     expect(client.checkPrivateKey(await import("node:crypto").then((c) => c.createPrivateKey(pki.clientKeyPem)))).toBe(true);
   });
 
+  it("adds the DNS names it is given to the server certificate, and only those", async () => {
+    const pki = await generateDemoPki(["svc-a.ns.svc", "svc-a.ns.svc.cluster.local"]);
+    const server = new X509Certificate(pki.serverCertPem);
+    expect(server.checkHost("svc-a.ns.svc")).toBe("svc-a.ns.svc");
+    expect(server.checkHost("svc-a.ns.svc.cluster.local")).toBe("svc-a.ns.svc.cluster.local");
+    expect(server.checkHost("localhost")).toBe("localhost");
+    expect(server.checkHost("svc-b.ns.svc")).toBeUndefined();
+  });
+
   it("writes the files and returns their paths", async () => {
     const pki = await generateDemoPki();
     const dir = await mkdtemp(path.join(os.tmpdir(), "pki-"));

@@ -116,8 +116,11 @@ async function leaf(
   return { certPem: cert.toString("pem"), keyPem: await keyPem(keys.privateKey) };
 }
 
-/** A fresh CA, a server certificate for localhost / 127.0.0.1 / ::1 and a client certificate `CN=allocation-lens`. */
-export async function generateDemoPki(): Promise<DemoPki> {
+/**
+ * A fresh CA, a server certificate for localhost / 127.0.0.1 / ::1 (plus `dnsNames`, the TA Services' in-cluster names)
+ * and a client certificate `CN=allocation-lens`.
+ */
+export async function generateDemoPki(dnsNames: readonly string[] = []): Promise<DemoPki> {
   const x509 = await lib();
   const caKeys = await keyPair();
   const now = Date.now();
@@ -142,6 +145,7 @@ export async function generateDemoPki(): Promise<DemoPki> {
     { type: "dns", value: "localhost" },
     { type: "ip", value: "127.0.0.1" },
     { type: "ip", value: "::1" },
+    ...dnsNames.filter((d) => d !== "localhost").map((value) => ({ type: "dns" as const, value })),
   ]);
   const client = await leaf(ca, "allocation-lens", x509.ExtendedKeyUsage.clientAuth, []);
   return {

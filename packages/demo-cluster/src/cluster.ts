@@ -23,6 +23,8 @@ import { FaultEngine } from "./faults";
 import { startControl } from "./control";
 import { SCENARIOS, ScenarioPlayer, type ScenarioName } from "./scenario";
 import type { DemoInfo, Truth } from "./contract/info";
+import { TaPods } from "./ta-pods";
+import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 
 export type { DemoInfo };
 
@@ -48,6 +50,7 @@ export interface DemoCluster {
   world: World;
   allocators: Partial<Record<Role, DemoAllocator>>;
   taServers: Partial<Record<Role, TaServer>>;
+  taPods: TaPods;
   kube: KubeApiServer;
   faults: FaultEngine;
   scenario: ScenarioPlayer;
@@ -72,16 +75,27 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const builder = new WorldBuilder({ nodes: o.nodes, seed: o.seed, flavor: o.flavor, nowMs: Date.now() });
   const world = builder.generate();
   const store = new Store();
+  // The upstream flavor has no scraper roles: one plain TA, per-node strategy. The cloudwatch flavor runs both agents.
+  const roles: Role[] = o.flavor === "upstream" ? ["per-node"] : [...ROLES];
+  // The TA server certificate also names each TA Service as the cluster's DNS would (a client tunnelling through
+  // port-forward verifies it with servername <svc>.<ns>.svc).
+  const pki = await generateDemoPki(roles.flatMap((role) => serviceDnsNames(taNames(o.flavor, role).service, taNames(o.flavor, role).namespace)));
+  const operatorObjects = roles.map((role) => taObjects(o.flavor, role, world, Date.now() - 86_400_000));
   const baseline: Record<Resource, KubeObject[]> = {
     nodes: world.nodes,
     pods: world.pods,
     servicemonitors: world.serviceMonitors,
     podmonitors: world.podMonitors,
+    configmaps: operatorObjects.map((x) => x.configMap),
+    services: operatorObjects.map((x) => x.service),
+    deployments: operatorObjects.map((x) => x.deployment),
+    secrets: o.flavor === "cloudwatch" ? [clientCertSecret({ caPem: pki.caPem, certPem: pki.clientCertPem, keyPem: pki.clientKeyPem }, Date.now() - 86_400_000)] : [],
   };
   for (const [resource, objects] of Object.entries(baseline) as [Resource, KubeObject[]][]) for (const obj of objects) store.upsert(resource, obj);
+  // TA pods are not part of the baseline: heal leaves them as they are (their replacement is a one-shot)
+  const taPods = new TaPods(store, o.flavor, roles);
+  taPods.createAll();
 
-  // The upstream flavor has no scraper roles: one plain TA, per-node strategy. The cloudwatch flavor runs both agents.
-  const roles: Role[] = o.flavor === "upstream" ? ["per-node"] : [...ROLES];
   const allocators: Partial<Record<Role, DemoAllocator>> = {};
   for (const role of roles) {
     allocators[role] = new DemoAllocator(store, {
@@ -99,8 +113,14 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     });
   }
 
-  const kube = await startKubeApi(store, { host: o.host, port: o.ports?.kube ?? 0, dir, clusterName: "allocation-lens-demo" });
-  const pki = await generateDemoPki();
+  const kube = await startKubeApi(store, {
+    host: o.host,
+    port: o.ports?.kube ?? 0,
+    dir,
+    clusterName: "allocation-lens-demo",
+    backendFor: (namespace, pod, port) => taPods.backendFor(namespace, pod, port),
+    tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem },
+  });
   const pkiPaths = await writePki(path.join(dir, "tls"), pki);
   const taServers: Partial<Record<Role, TaServer>> = {};
   const targetAllocators: DemoInfo["targetAllocators"] = {};
@@ -110,58 +130,66 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     const tls = o.flavor === "cloudwatch" ? { caPem: pki.caPem, certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } : undefined;
     const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
     taServers[role] = server;
-    targetAllocators[role] = tls ? { url: server.url, flavor: o.flavor, ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey } : { url: server.url, flavor: o.flavor };
+    const address = new URL(server.url);
+    taPods.setBackend(role, { host: address.hostname.replace(/^\[|\]$/g, ""), port: Number(address.port), tls: !!tls });
+    const n = taNames(o.flavor, role);
+    const where = { namespace: n.namespace, service: n.service, servicePort: n.servicePort, pod: taPods.podName(role)!, containerPort: n.containerPort };
+    targetAllocators[role] = tls
+      ? { url: server.url, flavor: o.flavor, ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey, ...where }
+      : { url: server.url, flavor: o.flavor, ...where };
   }
 
-  const faults = new FaultEngine({ store, builder, world, baseline, allocators, dropWatches: () => kube.dropWatches("end"), now: Date.now });
+  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, dropWatches: () => kube.dropWatches("end"), now: Date.now });
   const scenario = new ScenarioPlayer(faults, () => ({
     nodes: store.list("nodes").map((n) => n.metadata.name).sort(),
     monitor: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey]) ? { namespace: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.namespace!, name: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.name } : null,
     twoRoles: roles.length === 2,
   }));
-  const truth = () => groundTruth(store, world, allocators, o.flavor);
+  const truth = () => groundTruth(store, world, allocators, o.flavor, taPods.names());
   const control = await startControl({ faults, truth, scenarios: SCENARIOS, scenario: (name) => (scenario.play(name as ScenarioName), name) }, o.host, o.ports?.control ?? 0);
   scenario.play(o.scenario);
   const controlTokenFile = path.join(dir, "control-token");
   fs.writeFileSync(controlTokenFile, `${control.token}\n`, { mode: 0o600 });
 
-  const dashboardConfig = path.join(dir, "allocation-lens.yaml");
-  fs.writeFileSync(
-    dashboardConfig,
-    YAML.stringify({
-      clusters: [
+  const cluster = {
+    name: "demo",
+    kubernetes: { kubeconfig: kube.kubeconfigPath },
+    scraperAnnotation: annotationKey,
+    pollIntervalSeconds: o.pollInterval,
+  };
+  const explicitTas = Object.fromEntries(
+    roles.map((role) => {
+      const t = targetAllocators[role]!;
+      return [
+        role,
         {
-          name: "demo",
-          kubernetes: { kubeconfig: kube.kubeconfigPath },
-          scraperAnnotation: annotationKey,
-          pollIntervalSeconds: o.pollInterval,
-          targetAllocators: Object.fromEntries(
-            roles.map((role) => {
-              const t = targetAllocators[role]!;
-              return [
-                role,
-                {
-                  url: t.url,
-                  flavor: o.flavor,
-                  ...(t.ca ? { tls: { ca: t.ca, cert: t.cert, key: t.key } } : {}),
-                  timeoutSeconds: 5,
-                  collectors: { namespace: world.namespace, selector: world.agents[role].selector },
-                },
-              ];
-            }),
-          ),
+          url: t.url,
+          flavor: o.flavor,
+          ...(t.ca ? { tls: { ca: t.ca, cert: t.cert, key: t.key } } : {}),
+          timeoutSeconds: 5,
+          collectors: { namespace: world.namespace, selector: world.agents[role].selector },
         },
-      ],
-      history: { path: path.join(dir, "history.sqlite") },
-      demo: { control: control.url, controlTokenFile },
+      ];
     }),
   );
+  const dashboardFile = (targetAllocators: unknown, history: string) =>
+    YAML.stringify({
+      clusters: [{ ...cluster, targetAllocators }],
+      history: { path: path.join(dir, history) },
+      demo: { control: control.url, controlTokenFile },
+    });
+  const dashboardConfig = path.join(dir, "allocation-lens.yaml");
+  fs.writeFileSync(dashboardConfig, dashboardFile(explicitTas, "history.sqlite"));
+  // the same cluster with its TAs found through the Kubernetes API (the dashboard's `targetAllocators: auto`)
+  const discoverConfig = path.join(dir, "allocation-lens-discover.yaml");
+  fs.writeFileSync(discoverConfig, dashboardFile("auto", "history-discover.sqlite"));
 
   const info: DemoInfo = {
     kubeconfig: kube.kubeconfigPath,
     kubeApi: kube.url,
     targetAllocators,
     dashboardConfig,
+    discoverConfig,
     control: control.url,
     controlToken: control.token,
     controlTokenFile,
@@ -177,6 +205,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     world,
     allocators,
     taServers,
+    taPods,
     kube,
     faults,
     scenario,
@@ -190,7 +219,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
 }
 
 /** Ground truth for tests: every target with the collector each TA assigned, every agent pod with its eligibility. */
-export function groundTruth(store: Store, world: World, allocators: Partial<Record<Role, DemoAllocator>>, flavor: Flavor): Truth {
+export function groundTruth(store: Store, world: World, allocators: Partial<Record<Role, DemoAllocator>>, flavor: Flavor, taPods: Partial<Record<Role, string>> = {}): Truth {
   const now = Date.now();
   const targets: Truth["targets"] = [];
   const unassigned: Partial<Record<Role, number>> = {};
@@ -218,5 +247,5 @@ export function groundTruth(store: Store, world: World, allocators: Partial<Reco
       });
     }
   }
-  return { at: now, targets, unassigned, collectors, registered: Object.fromEntries(Object.entries(allocators).map(([r, a]) => [r, a!.registeredCollectors()])) };
+  return { at: now, targets, unassigned, collectors, registered: Object.fromEntries(Object.entries(allocators).map(([r, a]) => [r, a!.registeredCollectors()])), taPods };
 }

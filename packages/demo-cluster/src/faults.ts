@@ -9,6 +9,8 @@ import type { WorldBuilder, World } from "./world/generate";
 import type { DemoAllocator } from "./allocator";
 import type { KubeObject, Resource, Store } from "./store";
 import { crash, markNotReady, markReady, markTerminating } from "./pod-state";
+import type { TaPods } from "./ta-pods";
+import { isTaPod } from "./world/target-allocators";
 
 export class FaultError extends Error {}
 
@@ -18,6 +20,8 @@ export interface FaultContext {
   world: World;
   baseline: Record<Resource, KubeObject[]>;
   allocators: Partial<Record<Role, DemoAllocator>>;
+  /** the TA pods (absent in unit tests without them) */
+  taPods?: TaPods;
   dropWatches(): void;
   now(): number;
 }
@@ -114,10 +118,12 @@ export class FaultEngine {
       }
       case "node-remove": {
         if (!store.get("nodes", undefined, f.node)) throw new FaultError(`unknown node "${f.node}"`);
+        // a TA pod on the node is rescheduled elsewhere first, as its Deployment would
+        const moved = this.ctx.taPods?.evict(f.node) ?? [];
         const pods = store.list("pods").filter((p) => p.spec?.nodeName === f.node);
         for (const p of pods) store.remove("pods", p.metadata.namespace, p.metadata.name);
         store.remove("nodes", undefined, f.node);
-        return `node ${f.node} removed with its ${pods.length} pods`;
+        return `node ${f.node} removed with its ${pods.length} pods${moved.length ? ` (TA pod rescheduled as ${moved.join(", ")})` : ""}`;
       }
       case "rollout":
         return this.rollout(f.role);
@@ -159,6 +165,13 @@ export class FaultEngine {
         for (const a of Object.values(this.ctx.allocators)) a?.invalidate();
         this.ctx.dropWatches();
         return `the ${f.kind} CRD is no longer installed`;
+      }
+      case "ta-pod-replaced": {
+        this.allocator(f.role);
+        const taPods = this.ctx.taPods;
+        if (!taPods?.podName(f.role)) throw new FaultError(`this demo has no ${f.role} TA pod`);
+        const { old, replacement } = taPods.replace(f.role);
+        return `the ${f.role} TA pod ${old} was deleted (its port-forward tunnels closed) and replaced by ${replacement}; the TA keeps running`;
       }
       case "hostile-target": {
         const a = this.allocator(f.role);
@@ -204,6 +217,8 @@ export class FaultEngine {
     for (const resource of Object.keys(baseline) as Resource[]) {
       const want = new Map(baseline[resource].map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]));
       for (const o of store.list(resource)) {
+        // TA pods are not in the baseline: their replacement is a one-shot that heal leaves in place
+        if (resource === "pods" && isTaPod(o)) continue;
         if (!want.has(`${o.metadata.namespace ?? ""}/${o.metadata.name}`)) {
           store.remove(resource, o.metadata.namespace, o.metadata.name);
           changed++;

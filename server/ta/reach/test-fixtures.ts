@@ -10,7 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
-import WebSocket, { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import * as k8s from "@kubernetes/client-node";
 
 export interface FakePod {
@@ -135,7 +135,7 @@ export async function startFakeKube(namespace: string): Promise<FakeKube> {
     }
     status(res, 404, "not found");
   });
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false) });
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false) });
   server.on("upgrade", (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://x");
     const m = new RegExp(`^${base}/pods/([^/]+)/portforward$`).exec(url.pathname);

@@ -9,11 +9,15 @@ import "server-only";
  * error channel, destroys its socket with a `network` SourceError whose message is that text; the request in flight fails
  * with it, and the agent drops the socket.
  */
+import type { IncomingMessage } from "node:http";
 import { Duplex, PassThrough, Writable } from "node:stream";
-import WebSocket from "ws";
+import { WebSocket } from "ws";
 import * as k8s from "@kubernetes/client-node";
 import { SourceError } from "@/lib/source-error";
 import { channelErrorText, forbiddenMessage } from "@/lib/ta/reach";
+
+/** the readyState of a closed WebSocket */
+const WS_CLOSED = 3;
 
 export interface TunnelTarget {
   namespace: string;
@@ -66,7 +70,7 @@ export class TunnelSocket extends Duplex {
     this.ws = ws;
     ws.on("close", (code: number) => this.wsClosed(code));
     ws.on("error", () => {}); // the close that follows reports it
-    if (ws.readyState === WebSocket.CLOSED) this.wsClosed(1006);
+    if (ws.readyState === WS_CLOSED) this.wsClosed(1006);
   }
 
   /** the text the error channel carried, as one line */
@@ -105,7 +109,7 @@ export class TunnelSocket extends Duplex {
     this.ours = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     const ws = this.ws;
-    if (ws && ws.readyState !== WebSocket.CLOSED) ws.terminate();
+    if (ws && ws.readyState !== WS_CLOSED) ws.terminate();
     this.input.destroy();
     cb(err);
   }
@@ -152,6 +156,20 @@ class UpgradeRefused extends Error {
 
 type WebSocketInterface = NonNullable<ConstructorParameters<typeof k8s.PortForward>[2]>;
 
+/** The `ws` client options used here (the package ships no types; its declaration in this repository is the server side's). */
+interface ClientOptions {
+  ca?: unknown;
+  cert?: unknown;
+  key?: unknown;
+  headers?: Record<string, string>;
+  servername?: string;
+  rejectUnauthorized?: boolean;
+  agent?: unknown;
+  handshakeTimeout?: number;
+  perMessageDeflate?: boolean;
+}
+const ClientSocket = WebSocket as unknown as new (address: string, protocols: string[], options: ClientOptions) => WebSocket;
+
 /**
  * client-node's WebSocketInterface, on `ws` with the kubeconfig's TLS and credentials (applyToHTTPSOptions gives the CA,
  * client certificate and the Authorization header of token and exec/auth-provider users), rejecting a refused upgrade
@@ -162,22 +180,23 @@ function channelSocket(kc: k8s.KubeConfig, handshakeTimeoutMs: number): WebSocke
     async connect(path: string, _text: unknown, binary: ((stream: number, buff: Buffer) => boolean) | null) {
       const server = kc.getCurrentCluster()?.server;
       if (!server) throw new Error("the kubeconfig has no current cluster");
-      const opts: WebSocket.ClientOptions = {};
+      const opts: ClientOptions = {};
       await kc.applyToHTTPSOptions(opts as never);
-      const ws = new WebSocket(`${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`, ["v4.channel.k8s.io", "channel.k8s.io"], {
+      const ws = new ClientSocket(`${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`, ["v4.channel.k8s.io", "channel.k8s.io"], {
         ...opts,
         handshakeTimeout: handshakeTimeoutMs,
         perMessageDeflate: false,
       });
       return await new Promise((resolve, reject) => {
-        ws.on("unexpected-response", (_req, res) => {
+        ws.on("unexpected-response", (...args: unknown[]) => {
+          const res = args[1] as IncomingMessage;
           reject(new UpgradeRefused(res.statusCode ?? 0));
           res.resume();
           ws.terminate();
         });
         ws.once("open", () => resolve(ws as never));
         ws.on("error", reject); // after open: nothing (settled); the close that follows ends the tunnel
-        ws.on("message", (data, isBinary) => {
+        ws.on("message", (data: Buffer, isBinary: boolean) => {
           if (!isBinary || !binary || !Buffer.isBuffer(data) || data.length < 1) return;
           if (!binary(data[0], data.subarray(1))) ws.close();
         });

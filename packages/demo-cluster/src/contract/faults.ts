@@ -32,6 +32,7 @@ export const faultSchema = z.discriminatedUnion(
     z.object({ fault: z.literal("ta-malformed"), role }).strict(),
     z.object({ fault: z.literal("crd-missing"), kind: z.enum(["ServiceMonitor", "PodMonitor"], { message: 'expected "ServiceMonitor" or "PodMonitor"' }) }).strict(),
     z.object({ fault: z.literal("hostile-target"), role }).strict(),
+    z.object({ fault: z.literal("ta-pod-replaced"), role }).strict(),
   ],
   { message: "unknown fault" },
 );

@@ -9,13 +9,25 @@ import type { Fault } from "./faults";
 export const SCENARIOS = ["calm", "demo"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
-/** One TA of the demo: its URL and flavor, plus the CA and client certificate files when the flavor needs mTLS. */
+/**
+ * One TA of the demo: its URL and flavor, plus the CA and client certificate files when the flavor needs mTLS; and where
+ * the Kubernetes API finds it: its namespace, Service and Service port, its pod and the pod's container port (for
+ * port-forward and the service proxy).
+ */
 export interface TaInfo {
   url: string;
   flavor: Flavor;
   ca?: string;
   cert?: string;
   key?: string;
+  namespace: string;
+  service: string;
+  /** the Service's port (80) */
+  servicePort: number;
+  /** the TA pod's name at start; it changes when the pod is replaced (Truth.taPods has the current one) */
+  pod: string;
+  /** the TA container's port: 8080 (upstream, HTTP) or 8443 (cloudwatch, HTTPS) */
+  containerPort: number;
 }
 
 /** The one line of JSON `npm run demo-cluster` prints on stdout when it is ready. */
@@ -25,6 +37,8 @@ export interface DemoInfo {
   targetAllocators: Partial<Record<Role, TaInfo>>;
   /** a dashboard configuration file for this cluster */
   dashboardConfig: string;
+  /** the same configuration with `targetAllocators: auto` (found through the Kubernetes API) and its own history file */
+  discoverConfig: string;
   /** the control API's URL */
   control: string;
   /** the control API's per-run token: send `Authorization: Bearer <controlToken>` */
@@ -64,6 +78,8 @@ export interface Truth {
   unassigned: Partial<Record<Role, number>>;
   collectors: TruthCollector[];
   registered: Partial<Record<Role, string[]>>;
+  /** the current TA pod of each role */
+  taPods: Partial<Record<Role, string>>;
 }
 
 /** POST /faults -> 200 */

@@ -3,12 +3,14 @@ import { NAMESPACE_RESOURCE } from "./namespaces";
 
 /**
  * Static discovery documents of the embedded demo cluster's Kubernetes API, shaped as a real apiserver (v1.32) shapes
- * them: /version, /api, /api/v1, /apis, /apis/monitoring.coreos.com/v1. Only the legacy (non-aggregated) format is
+ * them: /version, /api, /api/v1, /apis, /apis/apps/v1, /apis/monitoring.coreos.com/v1. Only the legacy (non-aggregated) format is
  * served; kubectl asks for aggregated discovery first and falls back when the answer's Content-Type is plain JSON.
  */
 
 export const MONITORING_GROUP = "monitoring.coreos.com";
 export const MONITORING_VERSION = "v1";
+export const APPS_GROUP = "apps";
+export const APPS_VERSION = "v1";
 
 export interface ResourceInfo {
   resource: Resource;
@@ -73,9 +75,56 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
     shortNames: ["pmon"],
     categories: ["prometheus-operator"],
   },
+  configmaps: {
+    resource: "configmaps",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    listKind: "ConfigMapList",
+    singularName: "configmap",
+    namespaced: true,
+    shortNames: ["cm"],
+  },
+  services: {
+    resource: "services",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "Service",
+    listKind: "ServiceList",
+    singularName: "service",
+    namespaced: true,
+    shortNames: ["svc"],
+    categories: ["all"],
+  },
+  secrets: {
+    resource: "secrets",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "Secret",
+    listKind: "SecretList",
+    singularName: "secret",
+    namespaced: true,
+    shortNames: [],
+  },
+  deployments: {
+    resource: "deployments",
+    group: APPS_GROUP,
+    version: APPS_VERSION,
+    apiVersion: `${APPS_GROUP}/${APPS_VERSION}`,
+    kind: "Deployment",
+    listKind: "DeploymentList",
+    singularName: "deployment",
+    namespaced: true,
+    shortNames: ["deploy"],
+    categories: ["all"],
+  },
 };
 
-export const CORE_RESOURCES: readonly Resource[] = ["nodes", "pods"];
+export const CORE_RESOURCES: readonly Resource[] = ["configmaps", "nodes", "pods", "secrets", "services"];
+export const APPS_RESOURCES: readonly Resource[] = ["deployments"];
 export const MONITORING_RESOURCES: readonly Resource[] = ["podmonitors", "servicemonitors"];
 
 const VERBS = ["get", "list", "watch"];
@@ -102,6 +151,16 @@ export function apiVersions(serverAddress: string): unknown {
   };
 }
 
+/** The subresources the demo serves: pods/portforward (create) and services/proxy (get). */
+const SUBRESOURCES: Partial<Record<Resource, unknown[]>> = {
+  pods: [{ name: "pods/portforward", singularName: "", namespaced: true, kind: "PodPortForwardOptions", verbs: ["create", "get"] }],
+  services: [{ name: "services/proxy", singularName: "", namespaced: true, kind: "ServiceProxyOptions", verbs: ["create", "delete", "get", "patch", "update"] }],
+};
+
+function apiResources(r: ResourceInfo): unknown[] {
+  return [apiResource(r), ...(SUBRESOURCES[r.resource] ?? [])];
+}
+
 function apiResource(r: ResourceInfo): unknown {
   return {
     name: r.resource,
@@ -109,7 +168,7 @@ function apiResource(r: ResourceInfo): unknown {
     namespaced: r.namespaced,
     kind: r.kind,
     verbs: VERBS,
-    shortNames: r.shortNames,
+    ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
     ...(r.categories ? { categories: r.categories } : {}),
     storageVersionHash: Buffer.from(`${r.apiVersion}/${r.kind}`).toString("base64").slice(0, 11),
   };
@@ -119,7 +178,7 @@ export function coreResourceList(): unknown {
   return {
     kind: "APIResourceList",
     groupVersion: "v1",
-    resources: [NAMESPACE_RESOURCE, ...CORE_RESOURCES.map((r) => apiResource(RESOURCE_INFO[r]))].sort((a, b) =>
+    resources: [NAMESPACE_RESOURCE, ...CORE_RESOURCES.flatMap((r) => apiResources(RESOURCE_INFO[r]))].sort((a, b) =>
       String((a as { name: string }).name).localeCompare(String((b as { name: string }).name)),
     ),
   };
@@ -138,6 +197,15 @@ export function apiGroupList(missing: ReadonlySet<Resource>, builtIn: readonly u
     apiVersion: "v1",
     groups: [...builtIn, ...(monitoringGroupPresent(missing) ? [{ name: MONITORING_GROUP, versions: [gv], preferredVersion: gv }] : [])],
   };
+}
+
+export function appsGroup(): unknown {
+  const gv = { groupVersion: `${APPS_GROUP}/${APPS_VERSION}`, version: APPS_VERSION };
+  return { name: APPS_GROUP, versions: [gv], preferredVersion: gv };
+}
+
+export function appsResourceList(): unknown {
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: `${APPS_GROUP}/${APPS_VERSION}`, resources: APPS_RESOURCES.map((r) => apiResource(RESOURCE_INFO[r])) };
 }
 
 export function monitoringGroup(): unknown {

@@ -8,6 +8,10 @@ import type { Resource, Store } from "../store";
 import { NOT_FOUND, sendJson, status } from "./answers";
 import {
   apiGroupList,
+  APPS_GROUP,
+  APPS_VERSION,
+  appsGroup,
+  appsResourceList,
   apiVersions,
   coreResourceList,
   MONITORING_GROUP,
@@ -69,7 +73,9 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       "/version": versionInfo,
       "/api": () => apiVersions(ctx.serverAddress()),
       "/api/v1": coreResourceList,
-      "/apis": () => apiGroupList(store.missing, [coordinationGroup()]),
+      "/apis": () => apiGroupList(store.missing, [appsGroup(), coordinationGroup()]),
+      [`/apis/${APPS_GROUP}`]: () => ({ kind: "APIGroup", apiVersion: "v1", ...(appsGroup() as object) }),
+      [`/apis/${APPS_GROUP}/${APPS_VERSION}`]: appsResourceList,
       [`/apis/${COORDINATION_GROUP}`]: () => ({ kind: "APIGroup", apiVersion: "v1", ...coordinationGroup() }),
       [`/apis/${COORDINATION_GROUP}/${COORDINATION_VERSION}`]: coordinationResourceList,
       [`/apis/${MONITORING_GROUP}`]: () => (monitoringGroupPresent(store.missing) ? monitoringGroup() : undefined),

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { methodNotAllowed, NOT_FOUND } from "./answers";
-import { MONITORING_GROUP, MONITORING_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
+import { APPS_GROUP, APPS_VERSION, MONITORING_GROUP, MONITORING_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
 import { matchLeases } from "./leases";
 import type { ResourceHandlers } from "./resources";
 
@@ -24,6 +24,9 @@ export function matchResource(segments: string[]): ResourceRoute | undefined | "
   if (segments[0] === "api" && segments[1] === "v1" && segments.length > 2) {
     group = "";
     rest = segments.slice(2);
+  } else if (segments[0] === "apis" && segments[1] === APPS_GROUP && segments[2] === APPS_VERSION && segments.length > 3) {
+    group = APPS_GROUP;
+    rest = segments.slice(3);
   } else if (segments[0] === "apis" && segments[1] === MONITORING_GROUP && segments[2] === MONITORING_VERSION && segments.length > 3) {
     group = MONITORING_GROUP;
     rest = segments.slice(3);

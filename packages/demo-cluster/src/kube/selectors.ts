@@ -228,6 +228,10 @@ export const SUPPORTED_FIELDS: Record<Resource, Record<string, (o: KubeObject) =
   },
   servicemonitors: COMMON_FIELDS,
   podmonitors: COMMON_FIELDS,
+  configmaps: COMMON_FIELDS,
+  services: COMMON_FIELDS,
+  secrets: { ...COMMON_FIELDS, type: (o) => String((o as { type?: unknown }).type ?? "") },
+  deployments: COMMON_FIELDS,
 };
 
 /** Split on an unescaped separator; `\` escapes the next character. */

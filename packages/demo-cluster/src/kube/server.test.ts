@@ -263,7 +263,10 @@ describe("raw HTTP", () => {
     expect(pods).toMatchObject({ namespaced: true, kind: "Pod", shortNames: ["po"], verbs: ["get", "list", "watch"] });
     expect(core.body.resources.find((r: any) => r.name === "nodes")).toMatchObject({ namespaced: false, shortNames: ["no"] });
     const apis = await get("/apis");
-    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["coordination.k8s.io", "monitoring.coreos.com"]);
+    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.k8s.io", "monitoring.coreos.com"]);
+    expect(core.body.resources.map((r: any) => r.name)).toEqual(["configmaps", "namespaces", "nodes", "pods", "pods/portforward", "secrets", "services", "services/proxy"]);
+    expect((await get("/apis/apps/v1")).body.resources).toMatchObject([{ name: "deployments", kind: "Deployment", namespaced: true, shortNames: ["deploy"] }]);
+    expect((await get("/apis/apps")).body).toMatchObject({ kind: "APIGroup", name: "apps", preferredVersion: { groupVersion: "apps/v1" } });
     const mon = await get("/apis/monitoring.coreos.com/v1");
     expect(mon.body.resources.map((r: any) => [r.name, r.shortNames[0]])).toEqual([
       ["podmonitors", "pmon"],
@@ -272,7 +275,7 @@ describe("raw HTTP", () => {
     store.missing.add("podmonitors");
     expect((await get("/apis/monitoring.coreos.com/v1")).body.resources.map((r: any) => r.name)).toEqual(["servicemonitors"]);
     store.missing.add("servicemonitors");
-    expect((await get("/apis")).body.groups.map((g: any) => g.name)).toEqual(["coordination.k8s.io"]);
+    expect((await get("/apis")).body.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.k8s.io"]);
     expect((await get("/apis/monitoring.coreos.com/v1")).status).toBe(404);
     for (const h of ["/healthz", "/readyz", "/livez"]) expect(await get(h)).toMatchObject({ status: 200, body: "ok" });
   });
@@ -408,7 +411,7 @@ describe("raw HTTP", () => {
       });
     }
     expect((await get("/apis/monitoring.coreos.com/v1/podmonitors")).status).toBe(200);
-    for (const p of ["/nope", "/api/v1/secrets", "/api/v1/namespaces/shop/nodes", "/apis/apps/v1/deployments"]) {
+    for (const p of ["/nope", "/api/v1/endpoints", "/api/v1/namespaces/shop/nodes", "/apis/apps/v1/statefulsets"]) {
       const r = await get(p);
       expect(r.status, p).toBe(404);
       expect(r.body.kind).toBe("Status");

@@ -4,7 +4,9 @@ import type { KubeObject, Resource } from "../store";
  * meta.k8s.io Table rendering, as the apiserver does for `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`
  * (what kubectl asks for its human-readable output). Columns follow the real printers: pods (NAME READY STATUS
  * RESTARTS AGE, and IP NODE NOMINATED NODE READINESS GATES at priority 1, shown by `-o wide`), nodes (NAME STATUS
- * ROLES AGE VERSION, more at priority 1) and CRDs without printer columns (NAME AGE).
+ * ROLES AGE VERSION, more at priority 1), configmaps (NAME DATA AGE), secrets (NAME TYPE DATA AGE), services (NAME TYPE
+ * CLUSTER-IP EXTERNAL-IP PORT(S) AGE), deployments (NAME READY UP-TO-DATE AVAILABLE AGE) and CRDs without printer columns
+ * (NAME AGE).
  */
 
 export type IncludeObject = "None" | "Metadata" | "Object";
@@ -85,8 +87,53 @@ const NODE_COLUMNS = [
 
 const GENERIC_COLUMNS = [NAME_COL, AGE_COL];
 
+const CONFIGMAP_COLUMNS = [NAME_COL, col("Data", "string", "Data contains the configuration data."), AGE_COL];
+
+const SECRET_COLUMNS = [
+  NAME_COL,
+  col("Type", "string", "Used to facilitate programmatic handling of secret data."),
+  col("Data", "string", "Data contains the secret data."),
+  AGE_COL,
+];
+
+const SERVICE_COLUMNS = [
+  NAME_COL,
+  col("Type", "string", "type determines how the Service is exposed."),
+  col("Cluster-IP", "string", "clusterIP is the IP address of the service and is usually assigned randomly."),
+  col("External-IP", "string", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service."),
+  col("Port(s)", "string", "The list of ports that are exposed by this service."),
+  AGE_COL,
+  col("Selector", "string", "Route service traffic to pods with label keys and values matching this selector.", 1),
+];
+
+const DEPLOYMENT_COLUMNS = [
+  NAME_COL,
+  col("Ready", "string", "Number of the pod with ready state"),
+  col("Up-to-date", "string", "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
+  col("Available", "string", "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."),
+  AGE_COL,
+  col("Containers", "string", "Names of each container in the template.", 1),
+  col("Images", "string", "Images referenced by each container in the template.", 1),
+  col("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1),
+];
+
 export function columnsFor(resource: Resource): ColumnDefinition[] {
-  return resource === "pods" ? POD_COLUMNS : resource === "nodes" ? NODE_COLUMNS : GENERIC_COLUMNS;
+  switch (resource) {
+    case "pods":
+      return POD_COLUMNS;
+    case "nodes":
+      return NODE_COLUMNS;
+    case "configmaps":
+      return CONFIGMAP_COLUMNS;
+    case "secrets":
+      return SECRET_COLUMNS;
+    case "services":
+      return SERVICE_COLUMNS;
+    case "deployments":
+      return DEPLOYMENT_COLUMNS;
+    default:
+      return GENERIC_COLUMNS;
+  }
 }
 
 /** k8s.io/apimachinery/pkg/util/duration.HumanDuration */
@@ -197,10 +244,53 @@ function nodeCells(o: KubeObject, now: number): unknown[] {
   ];
 }
 
+const selectorText = (m: unknown): string => {
+  const entries = Object.entries(asDict(m));
+  return entries.length ? entries.map(([k, v]) => `${k}=${String(v)}`).join(",") : "<none>";
+};
+
+function serviceCells(o: KubeObject, now: number): unknown[] {
+  const spec = asDict(o.spec);
+  const ports = asArray(spec.ports).map((p) => `${p.port}${p.nodePort ? `:${p.nodePort}` : ""}/${(p.protocol as string) || "TCP"}`);
+  const external = Array.isArray(spec.externalIPs) && spec.externalIPs.length ? (spec.externalIPs as string[]).join(",") : "<none>";
+  return [o.metadata.name, (spec.type as string) || "ClusterIP", (spec.clusterIP as string) || "<none>", external, ports.join(",") || "<none>", age(o, now), selectorText(spec.selector)];
+}
+
+function deploymentCells(o: KubeObject, now: number): unknown[] {
+  const spec = asDict(o.spec);
+  const status = asDict(o.status);
+  const containers = asArray(asDict(asDict(spec.template).spec).containers);
+  return [
+    o.metadata.name,
+    `${Number(status.readyReplicas ?? 0)}/${Number(spec.replicas ?? 1)}`,
+    Number(status.updatedReplicas ?? 0),
+    Number(status.availableReplicas ?? 0),
+    age(o, now),
+    containers.map((c) => c.name).join(","),
+    containers.map((c) => c.image).join(","),
+    selectorText(asDict(spec.selector).matchLabels),
+  ];
+}
+
+const dataCount = (o: KubeObject): number => Object.keys(asDict(o.data)).length + Object.keys(asDict(o.binaryData)).length;
+
 export function cellsFor(resource: Resource, o: KubeObject, now: number): unknown[] {
-  if (resource === "pods") return podCells(o, now);
-  if (resource === "nodes") return nodeCells(o, now);
-  return [o.metadata.name, age(o, now)];
+  switch (resource) {
+    case "pods":
+      return podCells(o, now);
+    case "nodes":
+      return nodeCells(o, now);
+    case "configmaps":
+      return [o.metadata.name, dataCount(o), age(o, now)];
+    case "secrets":
+      return [o.metadata.name, String(o.type ?? "Opaque"), dataCount(o), age(o, now)];
+    case "services":
+      return serviceCells(o, now);
+    case "deployments":
+      return deploymentCells(o, now);
+    default:
+      return [o.metadata.name, age(o, now)];
+  }
 }
 
 function rowObject(o: KubeObject, req: TableRequest): unknown {
