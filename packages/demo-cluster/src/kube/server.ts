@@ -1,11 +1,14 @@
 /**
- * The embedded demo cluster's Kubernetes API: plain HTTP on loopback, speaking the real wire protocol (discovery,
- * list, get, watch, meta.k8s.io Tables) for pods, nodes, servicemonitors and podmonitors out of a demo Store, so that
- * `@kubernetes/client-node` informers and a real `kubectl` work against it. The world's resources answer GET only;
- * coordination.k8s.io Leases can be created and updated too (leases.ts), for the dashboard's replicas.
+ * The embedded demo cluster's Kubernetes API: plain HTTP on loopback (and the same over TLS for the restricted user's
+ * context when started with `tls`), speaking the real wire protocol (discovery, list, get, watch, meta.k8s.io Tables)
+ * for pods, nodes, servicemonitors, podmonitors, configmaps, services, secrets and deployments out of a demo Store, so
+ * that `@kubernetes/client-node` informers and a real `kubectl` work against it. The world's resources answer GET only;
+ * coordination.k8s.io Leases can be created and updated too (leases.ts), for the dashboard's replicas. Port-forward to a
+ * TA pod (WebSocket channels and SPDY/3.1, portforward/), the service proxy (proxy.ts) and the restricted user
+ * (auth.ts) are wired here.
  *
- * This module is the server's lifecycle (listen, stats, dropping watches, close); routing is in routes.ts, what is served
- * in resources.ts, the kubeconfig in kubeconfig.ts.
+ * This module is the server's lifecycle (listen, upgrades, tunnels, stats, dropping watches, close); routing is in
+ * routes.ts, what is served in resources.ts, the kubeconfig in kubeconfig.ts.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
