@@ -82,9 +82,17 @@ export function taTransport(source: string, config: TaConfig, read: Read, kube?:
       throw new SourceError({ source, kind: "config", message: `targetAllocators.${role}: this reach needs the cluster's Kubernetes access`, hint: "pass the cluster's kubernetes configuration to taTransport" });
     }
     try {
-      return (kc = kubeConfigFor(kube as Exclude<KubeAccess, k8s.KubeConfig>));
+      const loaded = kubeConfigFor(kube as Exclude<KubeAccess, k8s.KubeConfig>);
+      if (!loaded.getCurrentCluster()) {
+        const context = (kube as { context?: string }).context;
+        throw new SourceError({ source, kind: "config", message: `the kubeconfig has no cluster for the context ${context ?? loaded.getCurrentContext()}`, hint: "check the cluster's kubernetes.context" });
+      }
+      return (kc = loaded);
     } catch (e) {
-      throw new SourceError({ source, kind: "config", message: "cannot load the kubeconfig", hint: "check the cluster's kubernetes.kubeconfig and context", detail: String((e as Error).message) });
+      if (e instanceof SourceError) throw e;
+      // never the loader's message: a YAML error may quote the file, which holds tokens and keys
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new SourceError({ source, kind: "config", message: `cannot load the kubeconfig (${code ?? "not a kubeconfig, or its context is missing"})`, hint: "check the cluster's kubernetes.kubeconfig and context" });
     }
   };
   if (!kube && (reach.kind !== "direct" || config.tlsSecret)) kubeConfig(); // throws: say so now, not at the first poll

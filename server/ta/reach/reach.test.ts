@@ -285,3 +285,29 @@ describe("tlsSecret", () => {
     expect(err).toMatchObject({ kind: "config" });
   });
 });
+
+describe("Kubernetes access", () => {
+  it("a kubeconfig that cannot be loaded, or a context it does not have, is a config error naming neither its content nor a token", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const dir = mkdtempSync(path.join(tmpdir(), "reach-"));
+    const broken = path.join(dir, "broken.yaml");
+    writeFileSync(broken, "users: [ {name: u, user: {token: sekrit-token-value}\n");
+    const good = path.join(dir, "good.yaml");
+    writeFileSync(good, "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: sekrit-token-value}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n");
+    const config = taConfig("http://ta.invalid", { url: undefined, reach: portForward });
+    const errors: unknown[] = [];
+    for (const kube of [{ kubeconfig: broken }, { kubeconfig: path.join(dir, "absent.yaml") }, { kubeconfig: good, context: "nope" }]) {
+      try {
+        new TaClient("c", "per-node", config, 15, { kube: { inCluster: false, ...kube } });
+      } catch (e) {
+        errors.push(e);
+      }
+    }
+    expect(errors).toHaveLength(3);
+    for (const e of errors) expect(e).toMatchObject({ kind: "config" });
+    expect((errors[2] as SourceError).message).toBe("the kubeconfig has no cluster for the context nope");
+    expect(JSON.stringify(errors.map((e) => [(e as SourceError).message, (e as SourceError).detail]))).not.toContain("sekrit");
+  });
+});
