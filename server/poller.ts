@@ -96,7 +96,8 @@ export class ClusterPoller {
     const source = `${this.config.name}/ta/${role}`;
     this.taStatus.set(role, { source, state: "starting", lastSuccess: null, lastAttempt: null, latencyMs: null, error: null });
     try {
-      this.tas.set(role, new TaClient(this.config.name, role, ta, this.config.pollIntervalSeconds));
+      // the cluster's Kubernetes access serves a reach through the API server and tlsSecret; direct TLS files need none
+      this.tas.set(role, new TaClient(this.config.name, role, ta, this.config.pollIntervalSeconds, { kube: this.config.kubernetes }));
     } catch (e) {
       const err = e instanceof SourceError ? e : new SourceError({ source, kind: "config", message: String(e) });
       this.errorLog.note(source, err);

@@ -344,6 +344,68 @@ describe("parseConfig", () => {
   });
 });
 
+describe("reach and tlsSecret", () => {
+  const one = (t: Record<string, unknown>) => parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": t } }] });
+  const noUrl = Object.fromEntries(Object.entries(ta).filter(([k]) => k !== "url" && k !== "tls"));
+  const pf = { portForward: { namespace: "amazon-cloudwatch", service: "cloudwatch-agent-target-allocator-service", port: 80 } };
+
+  it("defaults to direct, where the url is required", () => {
+    const r = one(ta);
+    expect(r.ok && r.config.clusters[0].targetAllocators["per-node"]!.reach).toBe("direct");
+    const missing = one(noUrl);
+    expect(missing.ok).toBe(false);
+    if (!missing.ok) expect(missing.errors.join("\n")).toContain("per-node.url: expected the TA's URL (or a reach through the Kubernetes API: portForward or serviceProxy)");
+  });
+
+  it("a port-forward needs no url: the Service's name stands in, https with a client certificate from a Secret", () => {
+    const r = one({ ...noUrl, reach: pf, tlsSecret: { secret: "amazon-cloudwatch/agent-client-cert" } });
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    const t = r.config.clusters[0].targetAllocators["per-node"]!;
+    expect(t.url).toBe("https://cloudwatch-agent-target-allocator-service.amazon-cloudwatch.svc:80");
+    expect(t.tlsSecret).toEqual({ secret: "amazon-cloudwatch/agent-client-cert", certKey: "tls.crt", keyKey: "tls.key" });
+    const plain = one({ ...noUrl, flavor: "upstream", reach: { serviceProxy: { namespace: "opentelemetry", service: "otel-agent-targetallocator", port: "targetallocation" } } });
+    expect(plain.ok && plain.config.clusters[0].targetAllocators["per-node"]!.url).toBe("http://otel-agent-targetallocator.opentelemetry.svc");
+  });
+
+  it("refuses a service proxy for an https TA or with a bearer token, a Secret beside tls.cert, and a bad reach", () => {
+    const proxied = { serviceProxy: { namespace: "ns", service: "ta" } };
+    const errors = [
+      one({ ...ta, reach: proxied }),
+      one({ ...noUrl, reach: proxied, tlsSecret: { secret: "ns/cert" } }),
+      one({ ...noUrl, flavor: "upstream", reach: proxied, bearerTokenFile: "/t" }),
+      one({ ...ta, tlsSecret: { secret: "ns/cert" } }),
+      one({ ...ta, reach: "tunnel" }),
+      one({ ...noUrl, reach: { portForward: { namespace: "Bad_NS", service: "ta", port: 0 } } }),
+    ].flatMap((r) => (r.ok ? ["(accepted)"] : r.errors));
+    expect(errors).not.toContain("(accepted)");
+    const text = errors.join("\n");
+    expect(text.match(/reach\.serviceProxy: the API server's service proxy would not carry the client certificate: use portForward/g)).toHaveLength(2);
+    expect(text).toContain("per-node.bearerTokenFile: the service proxy's Authorization header is the API server's");
+    expect(text).toContain("per-node.tlsSecret: the client certificate comes from tlsSecret or from tls.cert and tls.key, not both: remove one (tls.ca and tls.serverName may stay)");
+    expect(text).toContain('per-node.reach: expected "direct", {portForward: {namespace, service, port}} or {serviceProxy: {namespace, service, port}} (got "tunnel")');
+    expect(text).toContain('reach.portForward.namespace: expected the namespace of the TA\'s Service, a DNS label such as amazon-cloudwatch (got "Bad_NS")');
+    expect(text).toMatch(/reach\.portForward\.port: expected the Service's port: a number \(1-65535\) or its name \(got 0\)/);
+  });
+
+  it("tls.ca and serverName combine with tlsSecret; its errors show the Secret's namespace/name and nothing else", () => {
+    expect(one({ ...ta, tls: { ca: "/ca.crt", serverName: "ta.ns.svc" }, tlsSecret: { secret: "ns/cert", caKey: "ca.crt" } }).ok).toBe(true);
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----";
+    const bad = [
+      one({ ...ta, tls: undefined, tlsSecret: { secret: pem } }),
+      one({ ...ta, tls: undefined, tlsSecret: { secret: "ns/cert", keyKey: pem, certKey: "" } }),
+      one({ ...ta, tls: { cert: "/c", key: "/k" }, tlsSecret: { secret: "ns/cert", extra: pem } }),
+    ].flatMap((r) => (r.ok ? ["(accepted)"] : r.errors));
+    const text = bad.join("\n");
+    expect(text).not.toContain("(accepted)");
+    expect(text).not.toContain("MIGHAgEA");
+    expect(text).not.toContain("PRIVATE");
+    expect(text).toContain("per-node.tlsSecret.secret: expected the Secret as namespace/name, such as amazon-cloudwatch/agent-client-cert (got a string)");
+    expect(text).toMatch(/per-node\.tlsSecret\.keyKey: expected a key of the Secret's data such as tls\.crt \(got a string\)/);
+    // where the value is a Secret's place it shows
+    expect(text).toContain('per-node.tlsSecret: the client certificate comes from tlsSecret');
+  });
+});
+
 describe("lease", () => {
   const ta = { url: "http://ta:80", flavor: "upstream", collectors: { namespace: "otel", selector: { app: "c" } } };
   const withLease = (lease: unknown) => parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }], lease });
@@ -404,7 +466,7 @@ describe("parseConfig: discovered Target Allocators", () => {
   it("without discover, an entry must be whole and one is required", () => {
     const partial = parseConfig({ clusters: [{ name: "c", targetAllocators: { "per-node": { timeoutSeconds: 9 } } }] });
     expect(partial.ok).toBe(false);
-    if (!partial.ok) expect(partial.errors.join("\n")).toMatch(/targetAllocators\.per-node\.url/);
+    if (!partial.ok) expect(partial.errors.join("\n")).toMatch(/targetAllocators\.per-node\.flavor/);
     const none = parseConfig({ clusters: [{ name: "c", targetAllocators: {} }] });
     expect(none.ok).toBe(false);
     if (!none.ok) expect(none.errors.join("\n")).toMatch(/expected at least one of per-node, cluster-scraper \(or "auto"/);

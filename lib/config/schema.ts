@@ -1,6 +1,6 @@
 /**
  * The dashboard's configuration file (YAML), validated with zod. Secrets are never inline: TLS material and bearer tokens
- * are file paths read by the server.
+ * are file paths read by the server, or a Kubernetes Secret it reads (`tlsSecret`: only its namespace/name is here).
  */
 import { z } from "zod";
 import { DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
@@ -11,6 +11,7 @@ import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/
 import { parseMatcher } from "@/lib/prometheus/promql";
 import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
 import { templateProblem } from "@/lib/fleet/link";
+import { parseSecretRef, serviceUrl } from "@/lib/ta/reach";
 
 const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
   message: "expected a Kubernetes label key such as app.kubernetes.io/component",
@@ -44,13 +45,64 @@ export function pollTimeoutDefault(pollIntervalSeconds: number): number {
   return Math.max(30, 4 * pollIntervalSeconds);
 }
 
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const PORT_MESSAGE = "expected the Service's port: a number (1-65535) or its name";
+
+/** Where a TA's Service is, for a reach through the Kubernetes API server (a laptop with only a kubeconfig). */
+const reachServiceSchema = z
+  .object({
+    namespace: z.string().regex(DNS_LABEL, { message: "expected the namespace of the TA's Service, a DNS label such as amazon-cloudwatch" }).max(63),
+    service: z.string().regex(DNS_LABEL, { message: "expected the name of the TA's Service, a DNS label such as otel-agent-targetallocator" }).max(63),
+    /** the Service's port, its number or its name; default: the Service's only port */
+    port: z
+      .union(
+        [
+          z.number().int().min(1, PORT_MESSAGE).max(65535, PORT_MESSAGE),
+          z.string().regex(DNS_LABEL, PORT_MESSAGE).max(63, PORT_MESSAGE),
+        ],
+        { message: PORT_MESSAGE },
+      )
+      .optional(),
+  })
+  .strict();
+
+/**
+ * How the TA is reached: `direct` (its `url`, from inside the cluster or a routable network), or through the Kubernetes
+ * API server with the kubeconfig's credentials: `portForward` (a tunnel to a Ready pod of the Service: TLS and the client
+ * certificate go end to end) or `serviceProxy` (the API server's service proxy: plain-HTTP TAs only).
+ */
+export const reachSchema = z.union(
+  [
+    z.literal("direct"),
+    z.object({ portForward: reachServiceSchema }).strict(),
+    z.object({ serviceProxy: reachServiceSchema }).strict(),
+  ],
+  { message: 'expected "direct", {portForward: {namespace, service, port}} or {serviceProxy: {namespace, service, port}}' },
+);
+
+/** The TA's client certificate and key (and possibly its CA) from a Kubernetes Secret, read with the user's credentials. */
+const secretDataKey = z.string().regex(/^[-._a-zA-Z0-9]+$/, { message: "expected a key of the Secret's data such as tls.crt" }).max(253);
+export const tlsSecretSchema = z
+  .object({
+    secret: z.string().refine((s) => parseSecretRef(s) !== null, { message: "expected the Secret as namespace/name, such as amazon-cloudwatch/agent-client-cert" }),
+    certKey: secretDataKey.default("tls.crt"),
+    keyKey: secretDataKey.default("tls.key"),
+    /** default: ca.crt when the Secret has it (tls.ca, a file, wins over both) */
+    caKey: secretDataKey.optional(),
+  })
+  .strict();
+
 const taObject = z
   .object({
+    /** required for reach direct; with a reach through the API server, only its scheme counts (default: https with tls or tlsSecret) */
     url: z
       .url({ protocol: /^https?$/, message: "expected an http:// or https:// URL of the Target Allocator's service" })
-      .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { message: "no user or password in the URL: the TA is reached with tls and bearerTokenFile" }),
+      .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), { message: "no user or password in the URL: the TA is reached with tls and bearerTokenFile" })
+      .optional(),
     flavor: z.enum(FLAVORS, { message: `expected ${FLAVORS.map((f) => JSON.stringify(f)).join(" or ")}` }),
+    reach: reachSchema.default("direct"),
     tls: tlsSchema.optional(),
+    tlsSecret: tlsSecretSchema.optional(),
     bearerTokenFile: z.string().min(1).optional(),
     /** a deadline per request: from sending it to the last byte of the answer */
     timeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(120).default(5),
@@ -74,7 +126,35 @@ export const taSchema = taObject.superRefine((t, ctx) => {
     if (t.pollTimeoutSeconds !== undefined && t.pollTimeoutSeconds < t.timeoutSeconds) {
       ctx.addIssue({ code: "custom", path: ["pollTimeoutSeconds"], message: `expected at least timeoutSeconds (${t.timeoutSeconds}): one request may take that long` });
     }
-  });
+    if (t.reach === "direct" && !t.url) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "expected the TA's URL (or a reach through the Kubernetes API: portForward or serviceProxy)" });
+    }
+    if (t.tlsSecret && (t.tls?.cert || t.tls?.key)) {
+      ctx.addIssue({ code: "custom", path: ["tlsSecret"], message: "the client certificate comes from tlsSecret or from tls.cert and tls.key, not both: remove one (tls.ca and tls.serverName may stay)" });
+    }
+    if (typeof t.reach === "object" && "serviceProxy" in t.reach) {
+      if (taScheme(t) === "https") {
+        ctx.addIssue({ code: "custom", path: ["reach", "serviceProxy"], message: "the API server's service proxy would not carry the client certificate: use portForward" });
+      }
+      if (t.bearerTokenFile) {
+        ctx.addIssue({ code: "custom", path: ["bearerTokenFile"], message: "the service proxy's Authorization header is the API server's, the TA's token cannot go through it: use portForward" });
+      }
+    }
+  })
+  .transform((t) => ({ ...t, url: t.url ?? taReachUrl(t) }));
+
+/** http or https: the URL's scheme, or, without a URL, https when a client certificate or a CA is configured. */
+export function taScheme(t: { url?: string; tls?: { ca?: string; cert?: string }; tlsSecret?: unknown }): "http" | "https" {
+  if (t.url) return t.url.startsWith("https:") ? "https" : "http";
+  return t.tls || t.tlsSecret ? "https" : "http";
+}
+
+/** The URL of a TA reached through the API server (its Host header): the Service's cluster DNS name. */
+function taReachUrl(t: { url?: string; reach: z.infer<typeof reachSchema>; tls?: { ca?: string; cert?: string }; tlsSecret?: unknown }): string {
+  if (t.reach === "direct") return t.url ?? "";
+  const r = "portForward" in t.reach ? t.reach.portForward : t.reach.serviceProxy;
+  return serviceUrl(taScheme(t), r.namespace, r.service, r.port);
+}
 
 /** Where a Kubernetes API is reached and with which deadlines: a cluster's informers, and the Lease API (`lease.kubernetes`). */
 const kubernetesObject = z
@@ -384,6 +464,8 @@ export type ServerConfig = z.infer<typeof serverSchema>;
 export type HistoryPrometheusConfig = z.infer<typeof historyPrometheusSchema>;
 export type FleetConfig = z.infer<typeof fleetSchema>;
 export type TlsConfig = z.infer<typeof tlsSchema>;
+export type TlsSecretConfig = z.infer<typeof tlsSecretSchema>;
+export type ReachConfig = z.infer<typeof reachSchema>;
 export type LeaseConfig = z.infer<typeof leaseSchema>;
 export type KubernetesConfig = z.infer<typeof kubernetesSchema>;
 
@@ -424,6 +506,8 @@ const ECHOED_FIELDS = new Set([
   "renewSeconds",
   "reach",
   "intervalSeconds",
+  "service",
+  "port",
 ]);
 const URL_FIELDS = new Set(["url", "control", "dashboardUrl"]);
 /** Path segments under which nothing is shown: credentials, headers, the whole auth section. */
@@ -444,7 +528,9 @@ export function shownValue(path: readonly PropertyKey[], value: unknown): string
   if (value === undefined) return "";
   const keys = path.filter((p): p is string => typeof p === "string");
   const field = keys.at(-1);
-  const secret = keys.some((k) => SECRET_SEGMENT.test(k)) || field === undefined || !ECHOED_FIELDS.has(field);
+  // a Secret's namespace/name (tlsSecret.secret) is a place, not a value: shown when it has that shape and nothing else
+  const secretRef = keys.at(-2) === "tlsSecret" && field === "secret" && typeof value === "string" && parseSecretRef(value) !== null;
+  const secret = !secretRef && (keys.some((k) => SECRET_SEGMENT.test(k)) || field === undefined || !ECHOED_FIELDS.has(field));
   // a URL field shows a URL (without user information), not whatever text was put there
   const notUrl = URL_FIELDS.has(field!) && (typeof value !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^\s]*$/i.test(value));
   if (secret || notUrl || (value !== null && typeof value === "object")) return ` (got ${typeOf(value)})`;

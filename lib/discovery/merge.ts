@@ -35,7 +35,7 @@ export function conventionalClientSecret(ta: Pick<DiscoveredTa, "flavor" | "name
 /** The `reach` value of a TA entry for a discovered TA (server/ta/reach.ts reads it). */
 export function reachEntry(ta: DiscoveredTa, mode: ReachMode): unknown {
   if (mode === "direct") return "direct";
-  if (mode === "port-forward") return { portForward: { namespace: ta.namespace, service: ta.service.name, port: ta.service.targetPort } };
+  if (mode === "port-forward") return { portForward: { namespace: ta.namespace, service: ta.service.name, port: ta.service.port } };
   return { serviceProxy: { namespace: ta.namespace, service: ta.service.name, port: ta.service.port } };
 }
 

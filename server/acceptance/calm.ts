@@ -10,13 +10,23 @@ import * as api from "@/lib/api/schemas";
 import { API_ROUTES } from "@/lib/api/routes";
 import { allTargets, expectedClasses, startLens, zonesOf, type Lens, type Truth } from "@/server/acceptance/support";
 
-export function calmSuite(flavor: Flavor): void {
-  describe(`calm demo, ${flavor} flavor (${flavor === "cloudwatch" ? "two TAs over mTLS" : "one TA over plain HTTP"})`, () => {
+/**
+ * `discovered`: the dashboard is given only the demo's Kubernetes API (`targetAllocators: auto`) and finds the TAs there,
+ * reaching them through the API server (port-forward with mTLS, or the service proxy): the same figures must come out.
+ */
+/** The demo's generated configuration with its TA entries replaced by discovery. */
+export function discoveredConfig(config: Record<string, any>): Record<string, any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return { ...config, clusters: config.clusters.map((c: Record<string, unknown>) => ({ ...c, targetAllocators: "auto" })) };
+}
+
+export function calmSuite(flavor: Flavor, { discovered = false }: { discovered?: boolean } = {}): void {
+  const how = flavor === "cloudwatch" ? "two TAs over mTLS" : "one TA over plain HTTP";
+  describe(`calm demo, ${flavor} flavor (${how}${discovered ? ", discovered and reached through the Kubernetes API" : ""})`, () => {
     let lens: Lens;
     let truth: Truth;
     let roles: Role[];
     beforeAll(async () => {
-      lens = await startLens({ flavor });
+      lens = await startLens({ flavor, configure: discovered ? discoveredConfig : undefined });
       truth = await lens.truth();
       roles = Object.keys(truth.unassigned) as Role[];
     });
@@ -193,6 +203,16 @@ export function calmSuite(flavor: Flavor): void {
       const churn = api.churnViewSchema.parse(c.body);
       expect(churn.backend.backend).toBe("sqlite");
       expect(churn.series.some((p) => p.localityRatio["per-node"] === 1)).toBe(true);
+      // what discovery found is on the page: each TA, how it is reached; nothing dropped in the demo
+      if (!discovered) expect(v.discovery).toBeNull();
+      else {
+        expect(v.discovery?.found.map((f) => [f.role, f.flavor, f.reach, f.mtls]).sort()).toEqual(
+          roles.map((r) => [r, flavor, flavor === "cloudwatch" ? "port-forward" : "service-proxy", flavor === "cloudwatch"]).sort(),
+        );
+        for (const f of v.discovery!.found) expect(f.strategy).toBe(f.role === "per-node" ? "per-node" : "consistent-hashing");
+        expect(v.discovery?.dropped).toEqual([]);
+        expect(v.discovery?.problems).toEqual([]);
+      }
     });
 
     it("/metrics agrees with the truth", async () => {

@@ -19,7 +19,18 @@ import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
 import { pollTimeoutDefault, type TaConfig } from "@/lib/config/schema";
 import { countObjectMembers } from "@/lib/ta/count";
-import { TaHttp, type HttpResult, type PollContext } from "@/server/ta/http";
+import { TaHttp, taFileReader, type HttpResult, type PollContext } from "@/server/ta/http";
+import { taTransport, type KubeAccess, type Reach, type TaTransport } from "@/server/ta/reach";
+
+/** How a TaClient reaches its TA: a transport, or the cluster's Kubernetes access to build one (default: direct). */
+export interface TaClientOptions {
+  /** the cluster's Kubernetes access: needed by a reach through the API server and by tlsSecret */
+  kube?: KubeAccess;
+  /** default: the configuration's `reach` */
+  reach?: Reach;
+  /** a transport built elsewhere (then kube and reach are not used) */
+  transport?: TaTransport;
+}
 import { pollTurns } from "@/server/cooperative";
 
 export interface TaReading {
@@ -73,9 +84,12 @@ export class TaClient {
     readonly role: Role,
     readonly config: TaConfig,
     pollIntervalSeconds = 15,
+    options: TaClientOptions = {},
   ) {
     this.source = `${cluster}/ta/${role}`;
-    this.http = new TaHttp(this.source, config);
+    const needsKube = options.kube !== undefined || options.reach !== undefined || config.reach !== "direct" || config.tlsSecret !== undefined;
+    const transport = options.transport ?? (needsKube ? taTransport(this.source, config, taFileReader(this.source), options.kube, options.reach) : undefined);
+    this.http = new TaHttp(this.source, config, undefined, transport);
     this.pollTimeoutSeconds = config.pollTimeoutSeconds ?? pollTimeoutDefault(pollIntervalSeconds);
   }
 

@@ -5,11 +5,11 @@ import "server-only";
  * Failures become SourceErrors whose messages are fixed per kind of failure: an excerpt of an error body goes to `detail`
  * (the server log) only, and never for /scrape_configs, whose answers may carry credentials.
  */
-import type { Agent } from "node:http";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
-import { bodyExcerpt, boundedRequest, clientAgent, readConfiguredFile, type BodySink, type ByteBudget } from "@/server/net/client-agent";
+import { bodyExcerpt, boundedRequest, readConfiguredFile, type BodySink, type ByteBudget } from "@/server/net/client-agent";
+import { directTransport, type TaRoute, type TaTransport } from "@/server/ta/reach";
 
 export interface HttpResult {
   status: number;
@@ -30,27 +30,43 @@ export interface PollContext {
 /** an absolute path: no scheme, no authority ("//host"), no fragment, no whitespace or control characters */
 const SAFE_PATH = /^\/(?!\/)[\x21\x22\x24-\x7e]*$/;
 
+/** Reads a configured file (TLS, token) into a SourceError naming the key to fix. */
+export function taFileReader(source: string): (path: string, what: string) => Buffer {
+  return (path, what) =>
+    readConfiguredFile(path, what, source, `check targetAllocators.${source.split("/").pop()}.tls paths and bearerTokenFile, and that the file is mounted and readable`);
+}
+
 export class TaHttp {
-  private readonly agent: Agent;
-  private readonly base: URL;
+  private readonly transport: TaTransport;
   private readonly headers: Record<string, string>;
   private readonly role: string;
   /** requests sent, for tests and for the poller's own metrics */
   requests = 0;
 
+  /**
+   * @param transport how requests reach the TA (server/ta/reach: `taTransport`); default direct to `config.url` with the
+   *   TLS files of `config.tls`, built here and now (an unreadable file throws its SourceError)
+   */
   constructor(
     private readonly source: string,
     private readonly config: TaConfig,
     private readonly retry: RetryPolicy = DEFAULT_RETRY,
+    transport?: TaTransport,
   ) {
-    this.base = new URL(config.url);
-    const read = (path: string, what: string) =>
-      readConfiguredFile(path, what, source, `check targetAllocators.${source.split("/").pop()}.tls paths and bearerTokenFile, and that the file is mounted and readable`);
+    const read = taFileReader(source);
     this.role = source.split("/").pop() ?? "";
     this.headers = { Accept: "application/json", "User-Agent": "allocation-lens" };
     const token = config.bearerTokenFile ? read(config.bearerTokenFile, "bearer token").toString("utf8").trim() : undefined;
     if (token) this.headers.Authorization = `Bearer ${token}`;
-    this.agent = clientAgent(this.base, config.tls, { keepAlive: true, maxSockets: config.concurrency, maxFreeSockets: config.concurrency }, read, "TLSv1.3");
+    if (!transport && config.tlsSecret) {
+      throw new SourceError({ source, kind: "config", message: "tlsSecret needs the cluster's Kubernetes access", hint: "build the TA client with taTransport (server/ta/reach)" });
+    }
+    this.transport = transport ?? directTransport(config, read);
+  }
+
+  /** how this TA is reached */
+  get reach(): TaTransport["kind"] {
+    return this.transport.kind;
   }
 
   /**
@@ -81,10 +97,23 @@ export class TaHttp {
   }
 
   private once(path: string, context: PollContext, accept?: string, sink?: (status: number) => BodySink): Promise<HttpResult> {
+    // the path is checked before anything is read or sent (a Secret, the kubeconfig's credentials)
+    if (!SAFE_PATH.test(path) || path.split("/").some((s) => s === "." || s === "..")) return this.sendOn(null, path, context, accept, sink);
+    let route: TaRoute | Promise<TaRoute>;
+    try {
+      route = this.transport.route();
+    } catch (e) {
+      return Promise.reject(e instanceof SourceError ? e : new SourceError({ source: this.source, kind: "config", message: String((e as Error)?.message ?? e) }));
+    }
+    if (!(route instanceof Promise)) return this.sendOn(route, path, context, accept, sink);
+    return route.then((r) => this.sendOn(r, path, context, accept, sink));
+  }
+
+  private sendOn(via: TaRoute | null, path: string, context: PollContext, accept?: string, sink?: (status: number) => BodySink): Promise<HttpResult> {
     // Only the configured TA, and exactly the path asked for: the scheme, host and port come from the configuration alone,
     // and the path is sent as given (never resolved by a URL parser, which would turn "/jobs/%2E%2E/targets" into
     // "/targets"). A path that is not one absolute path without dot segments is refused before any connection is made.
-    if (!SAFE_PATH.test(path) || path.split("/").some((s) => s === "." || s === "..")) {
+    if (!via || !SAFE_PATH.test(path) || path.split("/").some((s) => s === "." || s === "..")) {
       return Promise.reject(
         new SourceError({ source: `${this.source} ${path.slice(0, 120)}`, kind: "config", message: "refused a request path that is not a single path on the configured TA" }),
       );
@@ -96,10 +125,11 @@ export class TaHttp {
     const source = `${this.source} ${route}`;
     const key = `targetAllocators.${this.role}`;
     this.requests++;
+    const headers = via.headers ? { ...via.headers, ...this.headers } : this.headers;
     const answer = boundedRequest(
-      this.base,
-      this.agent,
-      { path, method: "GET", headers: accept ? { ...this.headers, Accept: accept } : this.headers },
+      via.base,
+      via.agent,
+      { path: `${via.pathPrefix ?? ""}${path}`, method: "GET", headers: accept ? { ...headers, Accept: accept } : headers },
       {
         source,
         timeoutMs: this.config.timeoutSeconds * 1000,
@@ -110,11 +140,15 @@ export class TaHttp {
         hints: {
           tooLarge: `raise ${key}.maxResponseBytes (now ${this.config.maxResponseBytes} bytes) if this TA really serves that much`,
           timeout: `the TA is slow or unreachable; raise ${key}.timeoutSeconds (now ${this.config.timeoutSeconds}, a deadline per request) if it is only slow`,
-          tls: "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
+          tls: this.config.tlsSecret
+            ? `the TA requires a client certificate signed by its CA and a CA for its server certificate (${key}.tlsSecret, tls.ca, tls.serverName)`
+            : "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
         },
       },
     );
     return answer.then(({ status, body, size, contentType }) => {
+      const refused = (status === 401 || status === 403) && via.refused?.(status, body);
+      if (refused) throw new SourceError({ source, kind: "forbidden", status, ...refused });
       if (status === 401 || status === 403) {
         throw new SourceError({ source, kind: "forbidden", status, message: `HTTP ${status} from the TA`, hint: "check the bearer token file or the client certificate" });
       }
@@ -130,10 +164,13 @@ export class TaHttp {
         });
       }
       return { status, body, size, contentType, ms: performance.now() - started };
+    }, (e: unknown) => {
+      if (e instanceof SourceError) this.transport.failed(e);
+      throw e;
     });
   }
 
   close(): void {
-    this.agent.destroy();
+    this.transport.close();
   }
 }

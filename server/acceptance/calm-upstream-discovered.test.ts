@@ -1,0 +1,3 @@
+import { calmSuite } from "@/server/acceptance/calm";
+
+calmSuite("upstream", { discovered: true });
