@@ -578,3 +578,30 @@ describe("diagnose: a single plain upstream TA", () => {
     expect(notPass).toEqual(["collector-flapping:unknown"]);
   });
 });
+
+describe("ta-discovery", () => {
+  const discoverySource = (patch: Partial<SourceLike> = {}): SourceLike[] => [
+    { source: "c1/discovery", state: "ok", lastSuccess: NOW - 1000, latencyMs: 5, error: null, ...patch },
+    ...okSources(),
+  ];
+  const found = [{ role: "per-node" as const, namespace: "obs", configMap: "agent-target-allocator" }];
+
+  it("is absent for configured TAs, passes when TAs were found and nothing dropped", () => {
+    expect(run(world()).some((c) => c.id === "ta-discovery")).toBe(false);
+    const ok = get(run(world(), { sources: discoverySource(), discovery: { found, dropped: [], problems: [] } }), "ta-discovery");
+    expect(ok).toMatchObject({ status: "pass", summary: expect.stringContaining("Found 1 Target Allocator") });
+    expect(ok.evidence).toEqual(["per-node: obs/agent-target-allocator"]);
+  });
+
+  it("warns with each dropped object and its reason; fails when nothing was found or the API refuses, naming the grant", () => {
+    const dropped = get(run(world(), { sources: discoverySource(), discovery: { found, dropped: [{ object: "configmap x/y", reason: "no Service x/y" }], problems: [] } }), "ta-discovery");
+    expect(dropped.status).toBe("warn");
+    expect(dropped.evidence).toContain("dropped configmap x/y: no Service x/y");
+    expect(status(world(), "ta-discovery", { sources: discoverySource(), discovery: { found: [], dropped: [], problems: [] } })).toBe("fail");
+    const err = { source: "c1/discovery", kind: "forbidden" as const, status: 403, message: "forbidden: the Kubernetes user may not list configmaps in all namespaces", hint: "grant list on configmaps cluster-wide" };
+    const refused = get(run(world(), { sources: discoverySource({ state: "error", lastSuccess: null, error: err }), discovery: { found: [], dropped: [], problems: [] } }), "ta-discovery");
+    expect(refused).toMatchObject({ status: "fail", fix: "grant list on configmaps cluster-wide" });
+    expect(refused.evidence[0]).toContain("may not list configmaps");
+    expect(status(world(), "ta-discovery", { sources: discoverySource({ state: "stale", error: err }), discovery: { found, dropped: [], problems: [] } })).toBe("warn");
+  });
+});

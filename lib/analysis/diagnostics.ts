@@ -12,7 +12,7 @@ import { collectorsDiscovered, collectorsMissingFromTa, collectorsNotEligible, c
 import { collectorFlapping, loadImbalance } from "./checks/load";
 import { jobsWithoutTargets, monitorCheck } from "./checks/monitors";
 import { crossNodeScraping, multiplePodsPerNode, nodesWithoutCollector, perNodeDrift } from "./checks/nodes";
-import { kubeRbac, kubeReachable, monitorCrds, taReachable, taReady } from "./checks/sources";
+import { kubeRbac, kubeReachable, monitorCrds, taDiscovery, taReachable, taReady } from "./checks/sources";
 import { duplicateTargets, ghostTargets, unassignedGauge, unassignedTargets } from "./checks/targets";
 
 export {
@@ -38,7 +38,9 @@ export { cap, formatAge, worst } from "./checks/util";
 
 export function diagnose(input: DiagnoseInput): Check[] {
   const c = context(input);
+  const discovery = taDiscovery(c);
   return [
+    ...(discovery ? [discovery] : []),
     taReachable(c),
     taReady(c),
     kubeReachable(c),

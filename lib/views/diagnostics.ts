@@ -37,7 +37,7 @@ export function diagnosticsOptions(
 }
 
 export function toDiagnosticsView(s: DiagnosticsSnapshotLike, churn?: ChurnLike | null, options: DiagnosticsOptions = {}): DiagnosticsView {
-  const checks = diagnose({ analysis: s.analysis, sources: s.sources, churn: churn ?? null, nowMs: s.at, ...options });
+  const checks = diagnose({ analysis: s.analysis, sources: s.sources, churn: churn ?? null, nowMs: s.at, discovery: s.discovery ?? null, ...options });
   const counts: Record<CheckStatus, number> = { pass: 0, warn: 0, fail: 0, unknown: 0 };
   for (const c of checks) counts[c.status]++;
   return { ...freshness(s), cluster: s.cluster, checks, counts, discovery: s.discovery ?? null };

@@ -229,7 +229,7 @@ export function calmSuite(flavor: Flavor, { discovered = false }: { discovered?:
       expect(m.value("allocation_lens_locality_ratio", { cluster, role: "per-node" })).toBe(1);
       expect(m.value("allocation_lens_nodes_without_collector", { cluster })).toBe(0);
       const up = m.all("allocation_lens_source_up", { cluster });
-      expect(up.length).toBe(roles.length + roles.length + 3); // TAs, agent pods per role, nodes, two monitor CRDs
+      expect(up.length).toBe(roles.length + roles.length + 3 + (discovered ? 1 : 0)); // <cluster>/discovery when discovered; TAs, agent pods per role, nodes, two monitor CRDs
       expect(up.filter((s) => s.value !== 1)).toEqual([]);
       expect(m.value("allocation_lens_poll_duration_seconds", { cluster })).toBeGreaterThan(0);
       // the demo TAs write the compact JSON of a real TA: every job answer goes through the scanner, none to JSON.parse

@@ -38,6 +38,8 @@ export interface DiagnoseInput {
   selectors?: Partial<Record<Role, CollectorSelector>>;
   /** readiness churn, when the history store has it; null or absent: the flapping check is unknown */
   churn?: ChurnLike | null;
+  /** with discovered TAs: what discovery found and dropped (the `ta-discovery` check); absent or null otherwise */
+  discovery?: { found: readonly { role: Role; namespace: string; configMap: string }[]; dropped: readonly { object: string; reason: string }[]; problems: readonly string[] } | null;
   nowMs: number;
 }
 

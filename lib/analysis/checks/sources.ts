@@ -14,7 +14,8 @@ const TA_FIX: Partial<Record<SourceErrorKind, string>> = {
   timeout:
     "The TA answers too slowly: check its CPU and memory limits (kubectl top pod) and raise timeoutSeconds (a deadline per request) or pollTimeoutSeconds (per poll of the TA) only if it is merely large.",
   tls: "A cloudwatch TA requires mTLS (TLS 1.3, client certificate): configure tls.ca (the CA of the TA's server certificate) and tls.cert/tls.key signed by the TA's client CA; upstream serves HTTPS only on :8443.",
-  forbidden: "The TA (or a proxy in front of it) refuses the dashboard's credentials: check bearerTokenFile and the client certificate.",
+  forbidden:
+    "The TA (or a proxy in front of it) refuses the dashboard's credentials: check bearerTokenFile and the client certificate. When the error names a Kubernetes verb and resource (a port-forward, a Secret), the Kubernetes user lacks it: grant what it names in the TA's namespace (docs/security.md, RBAC for laptop use).",
   parse: "The answer is not what a TA serves: check that the URL points at the TA and not at an ingress or proxy page.",
   schema: "The TA answered an unexpected shape: check the TA version against docs/target-allocator.md (a changed upstream shows here first).",
   http: "The TA answered an HTTP error: read its logs (kubectl logs <ta-pod>).",
@@ -123,4 +124,37 @@ export function monitorCrds(c: Ctx): Check {
   if (!mons.length || mons.some((s) => s.state === "starting") || mons.every((s) => s.state === "error"))
     return notYet(base, "The monitor CRDs have not been read yet.", fix);
   return mk({ ...base, status: "pass", summary: "Both CRDs are installed and readable.", fix: "Nothing to do." });
+}
+
+/**
+ * With `targetAllocators: auto`: whether discovery could read the cluster's Kubernetes API, what it found, and what it
+ * dropped. Null (no check) for configured TAs.
+ */
+export function taDiscovery(c: Ctx): Check | null {
+  const d = c.input.discovery;
+  const source = c.sources.find((x) => /\/discovery$/.test(x.s.source))?.s;
+  if (!d || !source) return null;
+  const base = { id: "ta-discovery", title: "Target Allocators discovered", view: "/diagnostics" } as const;
+  if (source.state === "starting") return notYet(base, "Discovery has not read the Kubernetes API yet.");
+  const found = d.found.map((f) => `${f.role}: ${f.namespace}/${f.configMap}`);
+  const evidence = [
+    ...(source.state !== "ok" ? [sourceLine(source, c.input.nowMs)] : []),
+    ...found,
+    ...d.dropped.map((x) => `dropped ${x.object}: ${x.reason}`),
+    ...d.problems,
+  ];
+  const status: CheckStatus = source.state === "error" || (!d.found.length && source.state === "ok") ? "fail" : source.state === "stale" || d.dropped.length || d.problems.length ? "warn" : "pass";
+  const fix = source.error?.hint
+    ? source.error.hint
+    : d.found.length
+      ? "Fix or remove what was dropped, or name the TA to read in the configuration (targetAllocators.<role>)."
+      : "No ConfigMap with targetallocator.yaml was found where discovery looks: check discover.namespaces, that the operator runs its Target Allocators, and that the Kubernetes user may list configmaps, services and deployments there.";
+  return verdict({ ...base, fix }, status, evidence, {
+    pass: `Found ${plural(d.found.length, "Target Allocator")} in the Kubernetes API (${d.found.map((f) => f.role).join(", ")}).`,
+    warn:
+      source.state === "stale"
+        ? "The last discovery reading failed; the TAs found before are still read."
+        : `Found ${plural(d.found.length, "Target Allocator")}; ${plural(d.dropped.length + d.problems.length, "object")} could not be used.`,
+    fail: source.state === "error" ? "Discovery cannot read the Kubernetes API: no Target Allocator is known." : "No Target Allocator was found in the Kubernetes API.",
+  });
 }

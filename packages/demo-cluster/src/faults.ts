@@ -170,8 +170,9 @@ export class FaultEngine {
         this.allocator(f.role);
         const taPods = this.ctx.taPods;
         if (!taPods?.podName(f.role)) throw new FaultError(`this demo has no ${f.role} TA pod`);
-        const { old, replacement } = taPods.replace(f.role);
-        return `the ${f.role} TA pod ${old} was deleted (its port-forward tunnels closed) and replaced by ${replacement}; the TA keeps running`;
+        const { old, replacement } = taPods.replace(f.role, undefined, f.readyAfterMs);
+        const ready = f.readyAfterMs ? `, Ready after ${f.readyAfterMs} ms` : "";
+        return `the ${f.role} TA pod ${old} was deleted (its port-forward tunnels closed) and replaced by ${replacement}${ready}; the TA keeps running`;
       }
       case "hostile-target": {
         const a = this.allocator(f.role);

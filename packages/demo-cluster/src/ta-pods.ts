@@ -46,13 +46,26 @@ export class TaPods {
     return this.current[role];
   }
 
-  /** Deletes the role's pod and creates its replacement (a new name, Running and Ready), away from `avoidNode`. */
-  replace(role: Role, avoidNode?: string): { old: string | undefined; replacement: string } {
+  /**
+   * Deletes the role's pod and creates its replacement (a new name, Running), away from `avoidNode`. The replacement is
+   * Ready at once, or, with `readyAfterMs`, first Running but not Ready for that long (a starting container and its
+   * readiness probe), as a Deployment's new pod is.
+   */
+  replace(role: Role, avoidNode?: string, readyAfterMs = 0): { old: string | undefined; replacement: string } {
     const n = taNames(this.flavor, role);
     const old = this.current[role];
     if (old) this.store.remove("pods", n.namespace, old);
     const nodes = this.nodes().filter((x) => x.metadata.name !== avoidNode);
     const pod = this.create(role, (this.generation[role] ?? 0) + 1, nodes);
+    if (readyAfterMs > 0) {
+      const ready = structuredClone(pod);
+      this.store.upsert("pods", notReady(pod, this.now()));
+      const timer = setTimeout(() => {
+        if (this.current[role] !== ready.metadata.name || !this.store.get("pods", n.namespace, ready.metadata.name)) return;
+        this.store.upsert("pods", withReadySince(ready, this.now()));
+      }, readyAfterMs);
+      timer.unref();
+    }
     return { old, replacement: pod.metadata.name };
   }
 
@@ -92,4 +105,25 @@ export class TaPods {
     this.current[role] = pod.metadata.name;
     return this.store.upsert("pods", pod);
   }
+}
+
+type Condition = { type: string; status: string; lastTransitionTime?: string };
+type PodStatus = { conditions?: Condition[]; containerStatuses?: { ready?: boolean; started?: boolean }[] };
+
+/** The pod with its Ready and ContainersReady conditions False since `nowMs`, its containers not ready. */
+function notReady(pod: KubeObject, nowMs: number): KubeObject {
+  const copy = structuredClone(pod);
+  const status = (copy.status ?? {}) as PodStatus;
+  const at = new Date(nowMs).toISOString().replace(/\.\d+Z$/, "Z");
+  for (const c of status.conditions ?? []) if (c.type === "Ready" || c.type === "ContainersReady") Object.assign(c, { status: "False", lastTransitionTime: at });
+  for (const c of status.containerStatuses ?? []) Object.assign(c, { ready: false });
+  return copy;
+}
+
+/** The Ready pod with its Ready transition at `nowMs`. */
+function withReadySince(pod: KubeObject, nowMs: number): KubeObject {
+  const copy = structuredClone(pod);
+  const at = new Date(nowMs).toISOString().replace(/\.\d+Z$/, "Z");
+  for (const c of ((copy.status ?? {}) as PodStatus).conditions ?? []) if (c.type === "Ready" || c.type === "ContainersReady") c.lastTransitionTime = at;
+  return copy;
 }

@@ -92,7 +92,7 @@ describe("the demo cluster through its Kubernetes API", () => {
     const c = client(cloudwatch, "per-node", { reach: portForwardTo(cloudwatch, "per-node"), tlsSecret: { secret: SECRET } });
     await c.read();
     const before = cloudwatch.taPods.podName("per-node");
-    cloudwatch.faults.apply({ fault: "ta-pod-replaced", role: "per-node" });
+    cloudwatch.faults.apply({ fault: "ta-pod-replaced", role: "per-node", readyAfterMs: 0 });
     const after = cloudwatch.taPods.podName("per-node");
     expect(after).not.toBe(before);
     // a reading may fail while the tunnels it kept are going (as network: the source turns stale); one goes through soon

@@ -32,7 +32,8 @@ export const faultSchema = z.discriminatedUnion(
     z.object({ fault: z.literal("ta-malformed"), role }).strict(),
     z.object({ fault: z.literal("crd-missing"), kind: z.enum(["ServiceMonitor", "PodMonitor"], { message: 'expected "ServiceMonitor" or "PodMonitor"' }) }).strict(),
     z.object({ fault: z.literal("hostile-target"), role }).strict(),
-    z.object({ fault: z.literal("ta-pod-replaced"), role }).strict(),
+    // readyAfterMs: the replacement is Running but not Ready for that long first (a starting container), as a Deployment's is
+    z.object({ fault: z.literal("ta-pod-replaced"), role, readyAfterMs: z.number().int().min(0).max(600_000).default(0) }).strict(),
   ],
   { message: "unknown fault" },
 );
