@@ -87,11 +87,29 @@ export class TunnelSocket extends Duplex {
       message: text || `the port-forward to pod ${this.target.namespace}/${this.target.pod} closed (WebSocket code ${code})`,
       hint: "the TA pod was deleted or restarted, or the API server dropped the tunnel: the next poll opens a new one",
     });
-    // a tunnel closed before any answer on a reused connection is sent again on a fresh one (boundedRequest)
-    if (!text) Object.assign(err, { code: "ECONNRESET" });
     this.onBroken?.(err);
-    this.outer.destroy(err);
-    if (this.outer !== this) this.destroy();
+    if (text) {
+      this.outer.destroy(err);
+      if (this.outer !== this) this.destroy();
+      return;
+    }
+    // a tunnel closed before any answer on a reused connection is sent again on a fresh one (boundedRequest)
+    Object.assign(err, { code: "ECONNRESET" });
+    if (this.outer !== this) {
+      // TLS reads what arrived before the end (an alert refusing our certificate is a `tls` failure, not a network one),
+      // then the end: an answer cut short fails as a reset (network), a complete one is kept
+      this.push(null);
+      return;
+    }
+    if (this.readableLength === 0) this.destroy(err);
+    else {
+      // the bytes that arrived are read first (an answer followed by the close is whole), then the request in flight fails
+      this.once("end", () => {
+        this.emit("error", err);
+        this.destroy();
+      });
+      this.push(null);
+    }
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
