@@ -22,10 +22,15 @@ export function DiscoveryPanel({ d }: { d: DiscoveryView }) {
         <table className={styles.discoveryTable}>
           <thead>
             <tr>
-              <th scope="col">Role</th>
-              <th scope="col">Target Allocator</th>
-              <th scope="col">Strategy</th>
-              <th scope="col">Collectors</th>
+              <th scope="col" style={{ width: "16%" }}>
+                Role
+              </th>
+              <th scope="col" style={{ width: "30%" }}>
+                Target Allocator
+              </th>
+              <th scope="col" style={{ width: "30%" }}>
+                Collectors
+              </th>
               <th scope="col">Reached through</th>
             </tr>
           </thead>
@@ -34,28 +39,29 @@ export function DiscoveryPanel({ d }: { d: DiscoveryView }) {
               <tr key={f.role}>
                 <td>{ROLE_TITLE[f.role]}</td>
                 <td>
-                  <code>
-                    {f.namespace}/{f.configMap}
-                  </code>
+                  <code>{f.configMap}</code>
                   <div className={styles.discoveryNote}>
-                    {f.flavor} · Service <code>{f.service}</code>
+                    {f.flavor} · {f.strategy}
+                    {f.fallbackStrategy ? `, fallback ${f.fallbackStrategy}` : ""} · namespace {f.namespace}
                   </div>
                 </td>
                 <td>
-                  {f.strategy}
-                  {f.fallbackStrategy ? <div className={styles.discoveryNote}>fallback {f.fallbackStrategy}</div> : null}
-                </td>
-                <td>
-                  <code>{f.collectors.namespace}</code>
-                  <div className={styles.discoveryNote}>
-                    {Object.entries(f.collectors.selector)
-                      .map(([k, v]) => `${k}=${v}`)
-                      .join(", ")}
-                  </div>
+                  <div className={styles.discoveryNote}>namespace {f.collectors.namespace}</div>
+                  <ul className={styles.labels} aria-label="Collector selector">
+                    {Object.entries(f.collectors.selector).map(([k, v]) => (
+                      <li key={k}>
+                        <code>
+                          {k}={v}
+                        </code>
+                      </li>
+                    ))}
+                  </ul>
                 </td>
                 <td>
                   {REACH[f.reach]}
-                  <div className={styles.discoveryNote}>{f.mtls ? "TLS with a client certificate" : "plain HTTP"}</div>
+                  <div className={styles.discoveryNote}>
+                    {f.mtls ? "TLS with a client certificate" : "plain HTTP"} · Service <code>{f.service.split("/").pop()}</code>
+                  </div>
                 </td>
               </tr>
             ))}
