@@ -1,7 +1,9 @@
 /**
  * Starts two embedded demo clusters alone (through the demo package's launcher, as `npm run demo-cluster` runs them), one with legacy collector tracking and
  * one with ready-only tracking, and the built dashboard with one configuration naming both clusters (`?cluster=legacy`,
- * `?cluster=ready`), as a user would run it against two real clusters. Records their addresses for the tests.
+ * `?cluster=ready`), as a user would run it against two real clusters: "legacy" with its TAs configured, "ready" with them
+ * discovered from its Kubernetes API (`targetAllocators: auto`) and reached through port-forwards. Records their addresses
+ * for the tests.
  * With Debian's prometheus installed, it also scrapes the dashboard's /metrics every second and the configuration's
  * `fleet` reads it back: the fleet view lists the two clusters, each linked to the dashboard's overview of it.
  */
@@ -47,7 +49,8 @@ export default async function globalSetup() {
   const [legacy, ready] = await Promise.all([startDemo("legacy"), startDemo("ready-only")]);
   const clusterOf = (name: DemoName, file: string) => ({ ...YAML.parse(fs.readFileSync(file, "utf8")).clusters[0], name });
   const config = {
-    clusters: [clusterOf("legacy", legacy.info.dashboardConfig), clusterOf("ready", ready.info.dashboardConfig)],
+    // "ready" is read as a laptop user would: its TAs discovered in its Kubernetes API, reached through port-forwards (mTLS)
+    clusters: [clusterOf("legacy", legacy.info.dashboardConfig), clusterOf("ready", ready.info.discoverConfig)],
     history: { path: path.join(root, "artifacts", "e2e-history.sqlite") },
     demo: { control: legacy.info.control, controlTokenFile: legacy.info.controlTokenFile },
   };

@@ -61,3 +61,20 @@ test("views keep the cluster when navigating, and the cluster picker switches it
   await expect(page).not.toHaveURL(/cluster=ready/); // the first cluster is the default: no parameter
   await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
 });
+
+test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes API and how each is reached", async ({ page }) => {
+  await page.goto("/diagnostics?cluster=ready");
+  await expect(page.getByRole("heading", { level: 1, name: "Diagnostics" })).toBeVisible();
+  await expect(page.locator("[aria-busy=true]")).toHaveCount(0, { timeout: 30_000 });
+  const panel = page.getByRole("region", { name: "Discovered Target Allocators" });
+  await expect(panel).toBeVisible();
+  const rows = panel.getByRole("row");
+  await expect(rows).toHaveCount(3); // the header and two TAs
+  await expect(panel.getByRole("row", { name: /Per-node agent/ })).toContainText("cloudwatch-agent-target-allocator");
+  await expect(panel.getByRole("row", { name: /Per-node agent/ })).toContainText("port-forward through the API server");
+  await expect(panel.getByRole("row", { name: /Cluster-scraper agent/ })).toContainText("consistent-hashing");
+  await expect(page.getByText("Target Allocators discovered")).toBeVisible();
+  await expectAccessible(page, "diagnostics (discovered)");
+  await panel.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SCREENSHOTS, "diagnostics-discovered-1280x800.png"), fullPage: true });
+});

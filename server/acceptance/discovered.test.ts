@@ -46,7 +46,15 @@ describe("discovered cloudwatch TAs through the Kubernetes API", () => {
       }) as typeof stream.write;
       restore.push(() => (stream.write = original));
     }
-    lens = await startLens({ flavor: "cloudwatch", configure: discoveredConfig });
+    // rediscovery every 5 s (the least allowed), so that a TA that goes or comes is seen within the test
+    lens = await startLens({
+      flavor: "cloudwatch",
+      configure: (config) => {
+        const c = discoveredConfig(config);
+        c.clusters[0].targetAllocators = { discover: { intervalSeconds: 5 } };
+        return c;
+      },
+    });
   });
   afterAll(async () => {
     await lens?.stop();
@@ -91,6 +99,30 @@ describe("discovered cloudwatch TAs through the Kubernetes API", () => {
       return s.sources.every((x) => x.state === "ok") && s;
     });
     expect(figures.roles["per-node"]?.targets).toBe(stale.s.roles["per-node"]?.targets);
+  });
+
+  it("a TA whose ConfigMap goes is dropped at the next discovery, and read again when it comes back", async () => {
+    const ns = "amazon-cloudwatch";
+    const name = "cloudwatch-agent-cluster-scraper-target-allocator";
+    const roles = async () => api.clustersViewSchema.parse((await lens.get("/api/v1/clusters")).body).clusters[0].roles.map((r) => r.role).sort();
+    expect(await roles()).toEqual(["cluster-scraper", "per-node"]);
+    const cm = lens.demo.store.get("configmaps", ns, name);
+    expect(cm).toBeTruthy();
+    lens.demo.store.remove("configmaps", ns, name);
+    await waitFor("the cluster-scraper TA gone from the cluster's roles", async () => ((await roles()).join() === "per-node" ? true : undefined), { timeoutMs: 20_000, intervalMs: 100 });
+    const s = api.summaryViewSchema.parse((await lens.get("/api/v1/summary")).body);
+    expect(Object.keys(s.roles)).toEqual(["per-node"]);
+    expect(s.sources.map((x) => x.source)).not.toContain(`${lens.cluster}/ta/cluster-scraper`);
+    const { metadata, ...rest } = cm!;
+    lens.demo.store.upsert("configmaps", { ...rest, metadata: { name: metadata.name, namespace: metadata.namespace, labels: metadata.labels } });
+    await waitFor(
+      "the cluster-scraper TA read again",
+      async () => {
+        const v = api.summaryViewSchema.parse((await lens.get("/api/v1/summary")).body);
+        return v.roles["cluster-scraper"] && v.sources.every((x) => x.state === "ok") ? v : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
   });
 
   it("no certificate or key read from the Secret appears in an answer, /metrics, a log line, a file or a history row", async () => {
