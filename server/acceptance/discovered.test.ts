@@ -8,10 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import YAML from "yaml";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as api from "@/lib/api/schemas";
 import { discoveredConfig } from "@/server/acceptance/calm";
 import { inject, startLens, truthShows, waitFor, withinTwoPolls, type Lens } from "@/server/acceptance/support";
+import { captureOutput, type Captured } from "@allocation-lens/test-support/capture";
 
 const ROUTES = ["/api/v1/clusters", "/api/v1/summary", "/api/v1/nodes", "/api/v1/collectors", "/api/v1/monitors", "/api/v1/targets?limit=1000", "/api/v1/lost", "/api/v1/diagnostics", "/api/v1/churn", "/metrics", "/api/healthz", "/api/readyz"];
 
@@ -27,25 +28,9 @@ const isReady = (pod: { status?: unknown } | undefined) =>
 
 describe("discovered cloudwatch TAs through the Kubernetes API", () => {
   let lens: Lens;
-  const captured: string[] = [];
-  const restore: (() => void)[] = [];
+  let output: Captured | undefined;
   beforeAll(async () => {
-    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[level];
-      const spy = vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-        captured.push(args.map((a) => (typeof a === "string" ? a : (JSON.stringify(a) ?? String(a)))).join(" "));
-        original(...args);
-      });
-      restore.push(() => spy.mockRestore());
-    }
-    for (const stream of [process.stdout, process.stderr]) {
-      const original = stream.write.bind(stream);
-      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        captured.push(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
-        return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write;
-      restore.push(() => (stream.write = original));
-    }
+    output = captureOutput({ streams: true });
     // rediscovery every 5 s (the least allowed), so that a TA that goes or comes is seen within the test
     lens = await startLens({
       flavor: "cloudwatch",
@@ -58,11 +43,11 @@ describe("discovered cloudwatch TAs through the Kubernetes API", () => {
   });
   afterAll(async () => {
     await lens?.stop();
-    for (const r of restore) r();
+    output?.restore();
   });
 
   it("logs one line naming what discovery found, and reads both TAs through port-forwards", async () => {
-    const lines = captured.filter((l) => l.includes("discovered 2 Target Allocators"));
+    const lines = output!.lines.filter((l) => l.includes("discovered 2 Target Allocators"));
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines[0]).toMatch(/per-node: cloudwatch amazon-cloudwatch\/cloudwatch-agent-target-allocator \(per-node, port-forward, mTLS\)/);
     expect(lines[0]).toMatch(/cluster-scraper: cloudwatch amazon-cloudwatch\/cloudwatch-agent-cluster-scraper-target-allocator \(consistent-hashing, port-forward, mTLS\)/);
@@ -147,7 +132,7 @@ describe("discovered cloudwatch TAs through the Kubernetes API", () => {
     const haystacks: [string, string][] = [
       ...bodies.map((b, i) => [`response ${ROUTES[i]}`, b] as [string, string]),
       ["snapshot", snapshot],
-      ["logs", captured.join("\n")],
+      ["logs", output!.lines.join("\n")],
       ...files.map((f) => [f, fs.readFileSync(f).toString("latin1")] as [string, string]),
     ];
     for (const [where, text] of haystacks) for (const s of secrets) expect(text.includes(s), `${where} holds part of the client certificate or key`).toBe(false);

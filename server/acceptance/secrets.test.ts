@@ -8,42 +8,27 @@
 import fs from "node:fs";
 import YAML from "yaml";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
 import { DEMO_SECRET_MARKER } from "@allocation-lens/demo-cluster/internal/world/constants";
 import { HOSTILE_JOB } from "@allocation-lens/demo-cluster/internal/hostile";
 import { taGet } from "@allocation-lens/demo-cluster/acceptance/harness";
 import { allTargets, inject, startLens, truthShows, withinTwoPolls, type Lens } from "@/server/acceptance/support";
+import { captureOutput, type Captured } from "@allocation-lens/test-support/capture";
 
 const ROUTES = ["/api/v1/clusters", "/api/v1/summary", "/api/v1/nodes", "/api/v1/collectors", "/api/v1/monitors", "/api/v1/targets?limit=1000", "/api/v1/diagnostics", "/api/v1/churn", "/metrics", "/api/healthz", "/api/readyz"];
 
 describe("no /scrape_configs value leaves the dashboard", () => {
   let lens: Lens;
-  const captured: string[] = [];
-  const restore: (() => void)[] = [];
+  let output: Captured | undefined;
   beforeAll(async () => {
-    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[level];
-      const spy = vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-        captured.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a) ?? String(a))).join(" "));
-        original(...args);
-      });
-      restore.push(() => spy.mockRestore());
-    }
-    for (const stream of [process.stdout, process.stderr]) {
-      const original = stream.write.bind(stream);
-      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-        captured.push(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
-        return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write;
-      restore.push(() => (stream.write = original));
-    }
+    output = captureOutput({ streams: true });
     lens = await startLens({ flavor: "cloudwatch" });
   });
   afterAll(async () => {
     await lens?.stop();
-    for (const r of restore) r();
+    output?.restore();
   });
 
   it("the demo's TAs do serve the marker in /scrape_configs (so the test below means something)", async () => {
@@ -93,7 +78,7 @@ describe("no /scrape_configs value leaves the dashboard", () => {
     for (const [i, b] of bodies.entries()) expect(b.includes(DEMO_SECRET_MARKER), `response ${i}`).toBe(false);
     // the snapshot kept in memory holds only the job names of /scrape_configs
     expect(JSON.stringify(lens.latest(), (_k, v) => (v instanceof Map ? [...v] : v)).includes(DEMO_SECRET_MARKER)).toBe(false);
-    const logs = captured.join("\n");
+    const logs = output!.lines.join("\n");
     expect(logs.includes(DEMO_SECRET_MARKER)).toBe(false);
     // history: the SQLite file and its WAL/journal side files
     const history = YAML.parse(fs.readFileSync(lens.demo.info.dashboardConfig, "utf8")).history.path as string;

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
 import type { ChurnView } from "@/lib/views/churn";
@@ -22,6 +22,7 @@ import { PROMETHEUS } from "@allocation-lens/demo-cluster/acceptance/harness";
 import { freePort } from "@allocation-lens/test-support/ports";
 import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
 import { inject, nodeWithTargets, startLens, waitFor, type Lens } from "@/server/acceptance/support";
+import { captureOutput, type Captured } from "@allocation-lens/test-support/capture";
 
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
 if (!HAVE_PROMETHEUS) console.warn(`skipping the Prometheus history backend test: ${PROMETHEUS} is not installed`);
@@ -42,8 +43,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
   let dir: string;
   let metricsServer: http.Server;
   let promPort: number;
-  const captured: string[] = [];
-  const restore: (() => void)[] = [];
+  let output: Captured | undefined;
 
   const promQuery = async (q: string) => {
     const r = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(q)}`, { signal: AbortSignal.timeout(3000) });
@@ -58,14 +58,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
   };
 
   beforeAll(async () => {
-    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
-      const original = console[level];
-      const spy = vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-        captured.push(args.map((a) => (typeof a === "string" ? a : (JSON.stringify(a) ?? String(a)))).join(" "));
-        original(...args);
-      });
-      restore.push(() => spy.mockRestore());
-    }
+    output = captureOutput({ streams: false });
     dir = await mkdtemp(path.join(os.tmpdir(), "lens-prom-history-"));
     const tokenFile = path.join(dir, "token");
     await writeFile(tokenFile, `${TOKEN}\n`);
@@ -116,7 +109,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     await new Promise((r) => metricsServer?.close(r));
     await lens?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
-    for (const r of restore) r();
+    output?.restore();
   });
 
   it("agrees with the local store on readiness per role and the flapping ranking, then falls back to local data when Prometheus stops", async () => {
@@ -204,7 +197,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     expect(flips(down.view)).toEqual(flips(l));
     const autoDown = await churn(`from=${(l.source.localFrom ?? Date.now()) - 3_600_000}&to=${to}`);
     expect(autoDown.view.source).toMatchObject({ requested: "auto", answered: "local", fallback: true });
-    const logged = captured.filter((line) => line.includes("showing local history") && line.includes(`127.0.0.1:${promPort}`));
+    const logged = output!.lines.filter((line) => line.includes("showing local history") && line.includes(`127.0.0.1:${promPort}`));
     // once, not once per request (refused; or reset, should Prometheus drop a socket while shutting down)
     expect(logged.filter((line) => /ECONNREFUSED|ECONNRESET/.test(line)), logged.join("\n")).toHaveLength(1);
     expect(logged.filter((line) => line.includes("no allocation_lens_ series"))).toHaveLength(1);
@@ -213,7 +206,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
     const returned = [fromProm.text, fromLocal.text, older.text, recent.text, empty.text, down.text, autoDown.text].join("\n");
     for (const secret of [TOKEN, DEMO_SECRET_MARKER]) {
       expect(returned.includes(secret), `${secret} in a response`).toBe(false);
-      expect(captured.some((line) => line.includes(secret)), `${secret} in the log`).toBe(false);
+      expect(output!.lines.some((line) => line.includes(secret)), `${secret} in the log`).toBe(false);
     }
   });
 });

@@ -5,6 +5,7 @@
  * the main token) is allowed, as before.
  */
 import { status } from "./answers";
+import { matchResource } from "./routes";
 
 export const NO_PORTFORWARD_TOKEN = "allocation-lens-demo-no-portforward-token";
 export const VIEWER_USER = "demo-viewer";
@@ -41,20 +42,8 @@ export function forbidden(user: string | undefined, access: Access): Record<stri
 
 /** The secrets access a request path asks for (get, list or watch), or undefined when it names no secret. */
 export function secretsAccess(segments: string[], watch: boolean): Access | undefined {
-  if (segments[0] !== "api" || segments[1] !== "v1") return undefined;
-  let rest = segments.slice(2);
-  let watchPrefix = false;
-  if (rest[0] === "watch") {
-    watchPrefix = true;
-    rest = rest.slice(1);
-  }
-  let namespace: string | undefined;
-  if (rest[0] === "namespaces" && rest.length >= 3) {
-    namespace = rest[1];
-    rest = rest.slice(2);
-  }
-  if (rest[0] !== "secrets" || rest.length > 2) return undefined;
-  const name = rest[1];
-  const verb = watch || watchPrefix ? "watch" : name !== undefined ? "get" : "list";
-  return { verb, resource: "secrets", namespace, name };
+  const route = matchResource(segments);
+  if (!route || route === "notFound" || route.info.group !== "" || route.info.resource !== "secrets") return undefined;
+  const verb = watch || route.watchPrefix ? "watch" : route.name !== undefined ? "get" : "list";
+  return { verb, resource: "secrets", namespace: route.namespace, name: route.name };
 }
