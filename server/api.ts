@@ -33,27 +33,12 @@ async function clusterFor(url: string): Promise<ClusterHandle> {
   }
 }
 
-/** Whether an Accept-Encoding header takes gzip (`gzip`, `x-gzip` or `*`, without q=0). */
-export function acceptsGzip(header: string | null): boolean {
-  if (!header) return false;
-  return header.split(",").some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(";");
-    if (coding !== "gzip" && coding !== "x-gzip" && coding !== "*") return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
-
 /** The answer of a cluster route for this request, as the poll worker computed it (its bytes, sent as they are). */
 export async function answer(request: Request, route: AnswerRoute, name?: string): Promise<Response> {
   try {
     const cluster = await clusterFor(request.url);
     const a = await cluster.answer({ route, search: new URL(request.url).search, name });
-    // the worker compressed the pushed answers once per poll: sent as they are to a client that takes gzip
-    if (a.gzip && acceptsGzip(request.headers.get("accept-encoding"))) {
-      return new Response(a.gzip as Uint8Array<ArrayBuffer>, { status: a.status, headers: { ...JSON_HEADERS, "Content-Encoding": "gzip", Vary: "Accept-Encoding" } });
-    }
-    return new Response(a.body as Uint8Array<ArrayBuffer>, { status: a.status, headers: { ...JSON_HEADERS, Vary: "Accept-Encoding" } });
+    return new Response(a.body as Uint8Array<ArrayBuffer>, { status: a.status, headers: JSON_HEADERS });
   } catch (e) {
     return errorResponse(e);
   }

@@ -25,8 +25,6 @@ export type SnapshotMeta = Omit<Snapshot, "analysis"> & {
 export interface Answer {
   status: number;
   body: Uint8Array;
-  /** the same body gzip-compressed, for the answers pushed after a poll (compressed once, sent to every client that accepts gzip) */
-  gzip?: Uint8Array;
 }
 
 export interface WorkerInit {

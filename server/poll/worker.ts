@@ -23,7 +23,6 @@ import { WorkerMetrics } from "@/server/poll/worker-metrics";
 import type { Answer, FromWorker, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
 import type { Snapshot } from "@/lib/snapshot";
 import { threadCpuMs } from "@/lib/thread-cpu";
-import zlib from "node:zlib";
 
 const port = parentPort!;
 
@@ -34,16 +33,6 @@ for (const level of ["log", "info", "warn", "error", "debug"] as const) {
 }
 const init = workerData as WorkerInit;
 const post = (m: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
-
-/** Answers smaller than this go uncompressed (as Next.js' own compression leaves them). */
-const GZIP_MIN_BYTES = 1024;
-
-/** gzip in zlib's thread pool, as a fresh ArrayBuffer of its own (it is transferred to the serving thread). */
-function gzip(body: Uint8Array): Promise<Uint8Array> {
-  return new Promise((resolve, reject) =>
-    zlib.gzip(body, { level: 6 }, (err, out) => (err ? reject(err) : resolve(out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out : new Uint8Array(out)))),
-  );
-}
 
 function encode(value: unknown, status = 200): Answer {
   // TextEncoder's result owns its ArrayBuffer (a Buffer may share a pooled one): it can be transferred
@@ -114,11 +103,8 @@ function main(): void {
           const question = { route, search: "" };
           answers.push({ key: questionKey(question), answer: await answer(name, question) });
         }
-        // compressed once here, off both threads' event loops (zlib's thread pool), instead of once per request
-        await Promise.all(answers.map(async ({ answer: a }) => (a.gzip = a.status === 200 && a.body.length >= GZIP_MIN_BYTES ? await gzip(a.body) : undefined)));
         const meta: SnapshotMeta = { ...withoutAnalysis(s), polls: poller.polls, taRequests: poller.taRequests(), answersCpuMs: threadCpuMs() - cpu };
-        const buffers = answers.flatMap((a) => [a.answer.body.buffer, ...(a.answer.gzip ? [a.answer.gzip.buffer] : [])]) as ArrayBuffer[];
-        post({ t: "polled", cluster: name, meta, answers }, buffers);
+        post({ t: "polled", cluster: name, meta, answers }, answers.map((a) => a.answer.body.buffer as ArrayBuffer));
       })();
     });
   }
