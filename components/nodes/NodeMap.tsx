@@ -1,5 +1,5 @@
 "use client";
-import { useDeferredValue, useMemo, useRef, useState, type FocusEvent, type KeyboardEvent, type MouseEvent, type PointerEvent } from "react";
+import { startTransition, useDeferredValue, useEffect, useMemo, useRef, useState, type FocusEvent, type KeyboardEvent, type MouseEvent, type PointerEvent } from "react";
 import type { NodeRow } from "@/lib/analysis/types";
 import { densityFor, mapHeightEstimate, toTile, zoneSignature, type FilteredZone } from "@/lib/views/node-map";
 import { Skeleton } from "@/components/ui/Panel";
@@ -17,6 +17,11 @@ interface Props {
 }
 
 const NO_ZONES: FilteredZone[] = [];
+/**
+ * A map larger than this paints in two passes on its first load: the first rows of every zone (about this many tiles in
+ * all, more than a screen holds), then the rest in a background transition. Each zone keeps its full height meanwhile.
+ */
+export const FIRST_PASS_TILES = 1200;
 
 const tileOf = (target: EventTarget | null): HTMLElement | null => (target instanceof Element ? target.closest<HTMLElement>("[data-node]") : null);
 
@@ -44,14 +49,22 @@ export function NodeMap({ zones: latest, shown, suffix, selected, onSelect }: Pr
   // Thousands of tiles render in a background transition: the rest of the page paints first and typing in the search
   // box stays responsive; the first render holds a placeholder of about the map's height.
   const zones = useDeferredValue(latest, NO_ZONES);
-  const density = densityFor(zones === NO_ZONES ? shown : zones.reduce((k, z) => k + z.nodes.length, 0));
+  const count = zones === NO_ZONES ? shown : zones.reduce((k, z) => k + z.nodes.length, 0);
+  const density = densityFor(count);
+  // the first pass of a large map's first load; once the whole map has rendered, every later render is whole
+  const [firstPass, setFirstPass] = useState(true);
+  const partial = firstPass && zones !== NO_ZONES && count > FIRST_PASS_TILES;
+  useEffect(() => {
+    if (firstPass && zones !== NO_ZONES) startTransition(() => setFirstPass(false));
+  }, [firstPass, zones]);
   const grids = useMemo(
     () =>
       zones.map((z) => {
-        const tiles = z.nodes.map((n) => toTile(n, suffix));
-        return { zone: z.zone, total: z.total, tiles, signature: zoneSignature(tiles), names: new Set(tiles.map((t) => t.name)) };
+        const nodes = partial ? z.nodes.slice(0, Math.ceil((FIRST_PASS_TILES * z.nodes.length) / count)) : z.nodes;
+        const tiles = nodes.map((n) => toTile(n, suffix));
+        return { zone: z.zone, total: z.total, shown: z.nodes.length, tiles, signature: `${zoneSignature(tiles)}|${z.nodes.length}`, names: new Set(tiles.map((t) => t.name)) };
       }),
-    [zones, suffix],
+    [zones, suffix, partial, count],
   );
   const byName = useMemo(() => {
     const m = new Map<string, NodeRow>();
@@ -101,7 +114,7 @@ export function NodeMap({ zones: latest, shown, suffix, selected, onSelect }: Pr
     <div ref={box} className={styles.map} onPointerOver={onPointerOver} onPointerLeave={hide} onFocus={onFocus} onBlur={hide} onClick={onClick} onKeyDown={onKeyDown}>
       {zones === NO_ZONES && latest.length ? <Skeleton height={mapHeightEstimate(latest, density)} /> : null}
       {grids.map((g) => (
-        <ZoneGrid key={g.zone} zone={g.zone} total={g.total} tiles={g.tiles} signature={g.signature} density={density} selected={selected && g.names.has(selected) ? selected : null} />
+        <ZoneGrid key={g.zone} zone={g.zone} total={g.total} shown={g.shown} tiles={g.tiles} signature={g.signature} density={density} selected={selected && g.names.has(selected) ? selected : null} />
       ))}
       {hovered && anchor ? <NodeTooltip node={hovered} anchor={anchor} /> : null}
     </div>
