@@ -9,6 +9,7 @@ import { formatConfigIssues, taSchema, type DiscoverConfig, type TaConfig } from
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { DiscoveredTa } from "@/lib/discovery/operators";
+import { isPlainObject } from "@/lib/ta/extract";
 
 export type ReachMode = "direct" | "port-forward" | "service-proxy";
 
@@ -56,15 +57,13 @@ export function discoveredEntry(ta: DiscoveredTa, discover: Pick<DiscoverConfig,
   return entry;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** `override` over `base`, maps merged key by key, anything else replaced. */
 export function mergeEntry(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(override)) out[k] = isMap(v) && isMap(base[k]) ? mergeEntry(base[k] as Record<string, unknown>, v) : v;
+  for (const [k, v] of Object.entries(override)) out[k] = isPlainObject(v) && isPlainObject(base[k]) ? mergeEntry(base[k] as Record<string, unknown>, v) : v;
   // files named for the certificate replace the Secret, and the other way round
-  if (isMap(override.tls) && (override.tls.cert || override.tls.key) && !("tlsSecret" in override)) delete out.tlsSecret;
-  if ("tlsSecret" in override && isMap(out.tls)) out.tls = Object.fromEntries(Object.entries(out.tls).filter(([k]) => k !== "cert" && k !== "key"));
+  if (isPlainObject(override.tls) && (override.tls.cert || override.tls.key) && !("tlsSecret" in override)) delete out.tlsSecret;
+  if ("tlsSecret" in override && isPlainObject(out.tls)) out.tls = Object.fromEntries(Object.entries(out.tls).filter(([k]) => k !== "cert" && k !== "key"));
   return out;
 }
 

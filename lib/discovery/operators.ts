@@ -13,6 +13,7 @@
  */
 import YAML from "yaml";
 import type { Flavor, Role } from "@/lib/model";
+import { isPlainObject } from "@/lib/ta/extract";
 
 export const TA_CONFIG_KEY = "targetallocator.yaml";
 /** The largest TA configuration read (a ConfigMap holds at most 1 MiB). */
@@ -76,11 +77,9 @@ const MANAGED_BY = "app.kubernetes.io/managed-by";
 type ServicePort = { name?: string; port?: number; targetPort?: number | string; protocol?: string };
 type ContainerPort = { name?: string; containerPort?: number };
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** A map of label key to string value, or null when it is anything else. */
 function labelMap(v: unknown): Record<string, string> | null {
-  if (!isMap(v)) return null;
+  if (!isPlainObject(v)) return null;
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) {
     if (typeof x !== "string" && typeof x !== "number" && typeof x !== "boolean") return null;
@@ -104,7 +103,7 @@ export function flavorOf(cm: ObjectLike): Flavor | null {
 function selectorOf(conf: Record<string, unknown>): { selector: Record<string, string> } | { problem: string } {
   const cs = conf.collector_selector;
   if (cs !== undefined && cs !== null) {
-    if (!isMap(cs)) return { problem: "collector_selector is not a label selector" };
+    if (!isPlainObject(cs)) return { problem: "collector_selector is not a label selector" };
     const lower = Object.fromEntries(Object.entries(cs).map(([k, v]) => [k.toLowerCase(), v]));
     const expressions = lower.matchexpressions;
     if (Array.isArray(expressions) && expressions.length > 0) {
@@ -123,16 +122,16 @@ function selectorOf(conf: Record<string, unknown>): { selector: Record<string, s
 }
 
 function servicePorts(svc: ObjectLike): ServicePort[] {
-  const spec = isMap(svc.spec) ? svc.spec : {};
-  return Array.isArray(spec.ports) ? (spec.ports.filter(isMap) as ServicePort[]) : [];
+  const spec = isPlainObject(svc.spec) ? svc.spec : {};
+  return Array.isArray(spec.ports) ? (spec.ports.filter(isPlainObject) as ServicePort[]) : [];
 }
 
 function containerPorts(dep: ObjectLike): ContainerPort[] {
-  const spec = isMap(dep.spec) ? dep.spec : {};
-  const template = isMap(spec.template) ? spec.template : {};
-  const podSpec = isMap(template.spec) ? template.spec : {};
-  const containers = Array.isArray(podSpec.containers) ? podSpec.containers.filter(isMap) : [];
-  return containers.flatMap((c) => (Array.isArray(c.ports) ? (c.ports.filter(isMap) as ContainerPort[]) : []));
+  const spec = isPlainObject(dep.spec) ? dep.spec : {};
+  const template = isPlainObject(spec.template) ? spec.template : {};
+  const podSpec = isPlainObject(template.spec) ? template.spec : {};
+  const containers = Array.isArray(podSpec.containers) ? podSpec.containers.filter(isPlainObject) : [];
+  return containers.flatMap((c) => (Array.isArray(c.ports) ? (c.ports.filter(isPlainObject) as ContainerPort[]) : []));
 }
 
 /** The pods' port number behind a Service port: a number as it is, a name through the Deployment's container ports. */
@@ -215,7 +214,7 @@ export function discoverTargetAllocators(objects: OperatorObjects): Discovery {
       drop(`${TA_CONFIG_KEY} is not valid YAML${at ? ` (${at})` : ""}`);
       continue;
     }
-    if (!isMap(conf)) {
+    if (!isPlainObject(conf)) {
       drop(`${TA_CONFIG_KEY} is not a map`);
       continue;
     }
@@ -242,13 +241,13 @@ export function discoverTargetAllocators(objects: OperatorObjects): Discovery {
       drop(`no Deployment ${namespace}/${name}: the TA is not running`);
       continue;
     }
-    const https = isMap(conf.https) && conf.https.enabled === true;
+    const https = isPlainObject(conf.https) && conf.https.enabled === true;
     const port = pickPort(flavor, https, svc, dep);
     if ("problem" in port) {
       drop(port.problem);
       continue;
     }
-    const svcSpec = isMap(svc.spec) ? svc.spec : {};
+    const svcSpec = isPlainObject(svc.spec) ? svc.spec : {};
     const podSelector = labelMap(svcSpec.selector);
     if (!podSelector || !Object.keys(podSelector).length) {
       drop(`Service ${namespace}/${serviceName} has no pod selector (a port-forward needs the TA's pods)`);

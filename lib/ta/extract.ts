@@ -28,7 +28,8 @@ export interface ExtractedJob extends JobAssignment {
 
 export type ExtractResult = { ok: true; value: ExtractedJob } | { ok: false; path: string; message: string };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON object (not null, not an array). */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const fail = (path: string, message: string): ExtractResult => ({ ok: false, path, message });
 

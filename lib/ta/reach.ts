@@ -88,9 +88,9 @@ export function serviceUrl(scheme: "http" | "https", namespace: string, service:
   return `${scheme}://${service}.${namespace}.svc${typeof port === "number" ? `:${port}` : ""}`;
 }
 
-/** `forbidden: the Kubernetes user may not VERB RESOURCE in namespace NS (grant: VERB on RESOURCE)` */
-export function forbiddenMessage(verb: string, resource: string, namespace: string): string {
-  return `forbidden: the Kubernetes user may not ${verb} ${resource} in namespace ${namespace} (grant: ${verb} on ${resource})`;
+/** `forbidden: the Kubernetes user may not VERB RESOURCE in namespace NS (grant: VERB on RESOURCE)`; no namespace: in all namespaces */
+export function forbiddenMessage(verb: string, resource: string, namespace: string | undefined): string {
+  return `forbidden: the Kubernetes user may not ${verb} ${resource} ${namespace ? `in namespace ${namespace}` : "in all namespaces"} (grant: ${verb} on ${resource})`;
 }
 
 /**

@@ -12,6 +12,7 @@ import { discoverTargetAllocators, type DiscoveredTa, type DroppedTa, type Objec
 import { effectiveTargetAllocators, reachModeFor, type ReachMode } from "@/lib/discovery/merge";
 import type { Role } from "@/lib/model";
 import { SourceError } from "@/lib/source-error";
+import { forbiddenMessage } from "@/lib/ta/reach";
 import { abortable, kubeConfigFor, withDeadline } from "@/server/kube/informers";
 
 /** objects per list page; a cluster with more ConfigMaps than MAX_PAGES pages is read only that far (and says so) */
@@ -38,7 +39,7 @@ function refused(source: string, resource: string, namespace: string | undefined
     source,
     kind: "forbidden",
     status,
-    message: `forbidden: the Kubernetes user may not list ${resource} ${namespace ? `in namespace ${namespace}` : "in all namespaces"}`,
+    message: forbiddenMessage("list", resource, namespace),
     hint: `grant list on ${resource} ${where}: discovery reads the operators' ConfigMaps, Services and Deployments`,
   });
 }

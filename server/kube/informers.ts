@@ -17,6 +17,7 @@ import type { Role } from "@/lib/model";
 import { SourceError, type SourceErrorInfo } from "@/lib/source-error";
 import type { SourceState } from "@/lib/snapshot";
 import { SourceErrorLog } from "@/server/net/error-log";
+import { selectorString } from "@/lib/ta/reach";
 
 /** how long after the watch timeout asked of the API server the client cuts a watch that is still open */
 export const WATCH_GRACE_SECONDS = 15;
@@ -309,11 +310,6 @@ export function kubeApiCalls(cluster: ClusterConfig): KubeApiCall[] {
   add("monitoring.coreos.com", "podmonitors", undefined);
   return calls;
 }
-
-const selectorString = (sel: Record<string, string>) =>
-  Object.entries(sel)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(",");
 
 export function startKubeSources(cluster: ClusterConfig, onPodEvent: PodEventHandler, options: { log?: (line: string) => void; watchGraceSeconds?: number } = {}): KubeSources {
   const kc = kubeConfigFor(cluster.kubernetes);

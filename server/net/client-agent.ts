@@ -42,6 +42,31 @@ export function bodyExcerpt(body: Buffer, max = 120): string {
     .trim();
 }
 
+/** The certificate material of a TLS client: read from the configured files, or from a Secret (server/ta/secret-tls.ts). */
+export interface TlsClientMaterial {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
+
+/** The options of every TLS client here: the material, verification unless insecureSkipVerify, TLS 1.2 at least. */
+export function tlsClientOptions(tls: TlsConfig | undefined, m: TlsClientMaterial, maxVersion?: "TLSv1.3"): https.AgentOptions {
+  return {
+    ca: m.ca,
+    cert: m.cert,
+    key: m.key,
+    rejectUnauthorized: !tls?.insecureSkipVerify,
+    minVersion: "TLSv1.2",
+    ...(maxVersion ? { maxVersion } : {}),
+  };
+}
+
+/** A keep-alive agent for `base`: plain HTTP, or TLS with `material` and the configured server name. */
+export function clientAgentWith(base: URL, tls: TlsConfig | undefined, options: http.AgentOptions, material: TlsClientMaterial, maxVersion?: "TLSv1.3"): http.Agent {
+  if (base.protocol !== "https:") return new http.Agent(options);
+  return new https.Agent({ ...options, ...tlsClientOptions(tls, material, maxVersion), servername: tls?.serverName });
+}
+
 export function clientAgent(
   base: URL,
   tls: TlsConfig | undefined,
@@ -51,16 +76,7 @@ export function clientAgent(
 ): http.Agent {
   if (base.protocol !== "https:") return new http.Agent(options);
   const file = (path: string | undefined, what: string) => (path ? read(path, what) : undefined);
-  return new https.Agent({
-    ...options,
-    ca: file(tls?.ca, "CA certificate"),
-    cert: file(tls?.cert, "client certificate"),
-    key: file(tls?.key, "client key"),
-    servername: tls?.serverName,
-    rejectUnauthorized: !tls?.insecureSkipVerify,
-    minVersion: "TLSv1.2",
-    ...(maxVersion ? { maxVersion } : {}),
-  });
+  return clientAgentWith(base, tls, options, { ca: file(tls?.ca, "CA certificate"), cert: file(tls?.cert, "client certificate"), key: file(tls?.key, "client key") }, maxVersion);
 }
 
 export interface BoundedAnswer {

@@ -20,7 +20,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { KubernetesConfig, TaConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
 import { forbiddenMessage, reachFromConfig, serviceProxyPrefix, tunnelServerName, type ReachSpec } from "@/lib/ta/reach";
-import { clientAgent } from "@/server/net/client-agent";
+import { clientAgent, clientAgentWith, tlsClientOptions } from "@/server/net/client-agent";
 import { kubeConfigFor } from "@/server/kube/informers";
 import { readTlsSecret, type TlsMaterial } from "@/server/ta/secret-tls";
 import { openTunnel } from "@/server/ta/reach/tunnel";
@@ -143,21 +143,9 @@ export function taTransport(source: string, config: TaConfig, read: Read, kube?:
 
 type Material = Partial<TlsMaterial>;
 
-function tlsOptions(config: TaConfig, m: Material): tls.ConnectionOptions {
-  return {
-    ca: m.ca,
-    cert: m.cert,
-    key: m.key,
-    rejectUnauthorized: !config.tls?.insecureSkipVerify,
-    minVersion: "TLSv1.2",
-    maxVersion: "TLSv1.3",
-  };
-}
+const tlsOptions = (config: TaConfig, m: Material): tls.ConnectionOptions => tlsClientOptions(config.tls, m, "TLSv1.3");
 
-function clientAgentFrom(base: URL, config: TaConfig, m: Material): http.Agent {
-  if (base.protocol !== "https:") return new http.Agent(agentOptions(config));
-  return new https.Agent({ ...agentOptions(config), ...tlsOptions(config, m), servername: config.tls?.serverName });
-}
+const clientAgentFrom = (base: URL, config: TaConfig, m: Material): http.Agent => clientAgentWith(base, config.tls, agentOptions(config), m, "TLSv1.3");
 
 /** An agent whose every connection comes from `connect` (a tunnel, or TLS over one). */
 function tunnelAgent(secure: boolean, options: http.AgentOptions, connect: () => Promise<Duplex>): http.Agent {
