@@ -7,6 +7,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseConfig, type TaConfig } from "@/lib/config/schema";
 import { jobTargetsPath } from "@/server/ta/client";
+import { expect } from "vitest";
+import { SourceError } from "@/lib/source-error";
 
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -96,3 +98,13 @@ export function taConfig(url: string, extra: Record<string, unknown> = {}): TaCo
   return r.config.clusters[0].targetAllocators["per-node"]!;
 }
 
+
+/** The SourceError `p` rejects with (the test fails when it resolves, or rejects with anything else). */
+export async function failure(p: Promise<unknown>): Promise<SourceError> {
+  const e = await p.then(
+    () => new Error("expected a failure"),
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(SourceError);
+  return e as SourceError;
+}

@@ -118,7 +118,13 @@ export interface TlsAnswer extends HttpAnswer {
 export function tlsGet(
   ta: TaInfo,
   pathAndQuery: string,
-  { withCert = true, maxVersion, timeoutMs = 5000, accept = "application/json" }: { withCert?: boolean; maxVersion?: "TLSv1.2" | "TLSv1.3"; timeoutMs?: number; accept?: string } = {},
+  {
+    withCert = true,
+    maxVersion,
+    timeoutMs = 5000,
+    accept = "application/json",
+    servername,
+  }: { withCert?: boolean; maxVersion?: "TLSv1.2" | "TLSv1.3"; timeoutMs?: number; accept?: string; /** the name the server certificate is checked for; default the URL's host */ servername?: string } = {},
 ): Promise<TlsAnswer> {
   if (!ta.ca || !ta.cert || !ta.key) throw new Error(`TA ${ta.url} has no TLS files in the JSON line`);
   const url = new URL(pathAndQuery, ta.url);
@@ -131,6 +137,7 @@ export function tlsGet(
         ca: fs.readFileSync(ta.ca!),
         ...(withCert ? { cert: fs.readFileSync(ta.cert!), key: fs.readFileSync(ta.key!) } : {}),
         ...(maxVersion ? { maxVersion } : {}),
+        ...(servername ? { servername } : {}),
         headers: { Accept: accept },
         timeout: timeoutMs,
       },

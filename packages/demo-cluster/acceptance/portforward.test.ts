@@ -17,7 +17,7 @@ import { KubeConfig, PortForward } from "@kubernetes/client-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
 import { waitFor } from "@allocation-lens/test-support/wait";
-import { fault, KUBECTL, startDemo, truth, type Demo, type TaInfo } from "./harness";
+import { fault, KUBECTL, startDemo, tlsGet, truth, type Demo, type TaInfo } from "./harness";
 
 const run = promisify(execFile);
 const HAVE_KUBECTL = existsSync(KUBECTL);
@@ -37,22 +37,8 @@ function httpGet(port: number, pathname: string): Promise<{ status: number; body
   });
 }
 
-/** GET over mTLS to 127.0.0.1:port with the demo's client certificate, verifying the TA as `servername`. */
-function mtlsGet(port: number, ta: TaInfo, pathname: string, servername: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      { host: "127.0.0.1", port, path: pathname, agent: false, servername, ca: readFileSync(ta.ca!), cert: readFileSync(ta.cert!), key: readFileSync(ta.key!), timeout: 10_000 },
-      (res) => {
-        let body = "";
-        res.on("data", (c: Buffer) => (body += c.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-  });
-}
+/** GET over mTLS to 127.0.0.1:port (a fresh connection) with the demo's client certificate, verifying the TA as `servername`. */
+const mtlsGet = (port: number, ta: TaInfo, pathname: string, servername: string) => tlsGet({ ...ta, url: `https://127.0.0.1:${port}` }, pathname, { servername, timeoutMs: 10_000 });
 
 /** A local listener whose every connection is one client-node PortForward WebSocket to `pod`:`port`. */
 async function clientNodeForward(kubeconfig: string, namespace: string, pod: string, port: number) {

@@ -11,7 +11,7 @@ import { waitFor } from "@allocation-lens/test-support/wait";
 import type { Role } from "@/lib/model";
 import { SourceError } from "@/lib/source-error";
 import { TaClient, type TaReading } from "@/server/ta/client";
-import { taConfig } from "@/server/ta/test-fixtures";
+import { taConfig, failure } from "@/server/ta/test-fixtures";
 
 const SECRET = "amazon-cloudwatch/amazon-cloudwatch-observability-agent-client-cert";
 
@@ -54,15 +54,6 @@ const portForwardTo = (demo: DemoCluster, role: Role) => {
 };
 
 const shape = (r: TaReading) => ({ jobs: [...r.jobs.keys()].sort(), collectors: r.collectors, ready: r.ready });
-
-async function failure(p: Promise<unknown>): Promise<SourceError> {
-  const e = await p.then(
-    () => new Error("expected a failure"),
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(SourceError);
-  return e as SourceError;
-}
 
 describe("the demo cluster through its Kubernetes API", () => {
   it.each(["per-node", "cluster-scraper"] as const)("reads the cloudwatch %s TA through a port-forward with mTLS, the client certificate from the Secret", async (role) => {

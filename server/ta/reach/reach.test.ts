@@ -12,7 +12,7 @@ import { TaClient } from "@/server/ta/client";
 import { TaHttp, taFileReader } from "@/server/ta/http";
 import { taTransport, type Reach } from "@/server/ta/reach";
 import { readTlsSecret } from "@/server/ta/secret-tls";
-import { dribble, jobAnswer, startFakeTa, taConfig, type FakeTa } from "@/server/ta/test-fixtures";
+import { dribble, jobAnswer, startFakeTa, taConfig, type FakeTa, failure } from "@/server/ta/test-fixtures";
 import { startFakeKube, startMtlsFront, type FakeKube } from "@/server/ta/reach/test-fixtures";
 
 const NS = "amazon-cloudwatch";
@@ -64,15 +64,6 @@ function client(config: ReturnType<typeof taConfig>, kube: FakeKube, token = "go
   const c = new TaClient("c", "per-node", config, 15, { kube: kube.kubeConfig(token), reach });
   cleanups.push(() => c.close());
   return c;
-}
-
-async function failure(p: Promise<unknown>): Promise<SourceError> {
-  const e = await p.then(
-    () => new Error("expected a failure"),
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(SourceError);
-  return e as SourceError;
 }
 
 /** every console line written while `run` runs */
