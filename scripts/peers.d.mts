@@ -10,3 +10,4 @@ export declare function requirePeers(): boolean;
 export declare function findGo(): string | undefined;
 export declare function ensureOauth2Proxy(opts?: { log?: (line: string) => void }): Ensured;
 export declare function ensureHelm(opts?: { log?: (line: string) => void }): Ensured;
+export { REAL_TA_MODULE, REAL_TA_VERSION, realTaPath, ensureRealTa } from "@allocation-lens/demo-cluster/real-ta-build";

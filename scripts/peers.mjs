@@ -2,31 +2,26 @@
 // repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused:
 // - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): `npm test` calls
 //   ensureOauth2Proxy() before Playwright;
-// - helm, for the Helm chart's tests (server/security/helm.test.ts): `npm test` calls ensureHelm() before vitest.
+// - helm, for the Helm chart's tests (server/security/helm.test.ts): `npm test` calls ensureHelm() before vitest;
+// - upstream's Target Allocator (otel-allocator), for the demo's `--ta real` and the suites held to the real allocator:
+//   `npm test` calls ensureRealTa() before vitest. It cannot be `go install`ed here (the module proxy refuses the module's
+//   version list, which `go install` reads for deprecation notices), so the pinned version's module is downloaded and
+//   built inside a copy of it with `go build` (docs/faithfulness.md, "Which allocator").
 // Where Go or the build is missing the tests are skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
 // they fail.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { findGo, peerCache, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+
+export { findGo, peerCache, requirePeers };
+// upstream's Target Allocator is the demo cluster's peer: its build lives in the demo's package
+export { REAL_TA_MODULE, REAL_TA_VERSION, ensureRealTa, realTaPath } from "@allocation-lens/demo-cluster/real-ta-build";
 
 export const OAUTH2_PROXY_MODULE = "github.com/oauth2-proxy/oauth2-proxy/v7";
 export const OAUTH2_PROXY_VERSION = "v7.15.6";
 export const HELM_MODULE = "helm.sh/helm/v3";
 export const HELM_VERSION = "v3.22.0";
-
-export function peerCache() {
-  return process.env.ALLOCATION_LENS_CACHE || path.join(os.homedir(), ".cache", "allocation-lens");
-}
-
-export function requirePeers() {
-  return process.env.ALLOCATION_LENS_REQUIRE_PEERS === "1";
-}
-
-export function findGo() {
-  const candidates = [process.env.GO, "/usr/local/go/bin/go", ...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((d) => path.join(d, "go"))];
-  return candidates.find((c) => c && fs.existsSync(c));
-}
 
 /**
  * A Go tool built from its module: `name` is the binary, `pkg` the package `go install` builds, `envVar` an environment

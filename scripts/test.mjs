@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every test. Installs the Debian test peers it needs when run as root (chromium for e2e, prometheus for the
 // real-client integration test), or stops with a message naming the package; builds helm (for the Helm chart's tests, before
-// vitest) and oauth2-proxy (for the browser test of embedding behind sign-in) once each with Go (cached, scripts/peers.mjs).
+// vitest), upstream's Target Allocator (for the suites held to the real allocator, before vitest) and oauth2-proxy (for the
+// browser test of embedding behind sign-in) once each with Go (cached, scripts/peers.mjs).
 // Runs lint and type checks, the unit and integration tests (vitest), builds the app and runs the browser tests
 // (Playwright), then prints `N passed, N failed` computed from the runners' own JSON reports (also written to
 // artifacts/test-summary.json).
@@ -9,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureHelm, ensureOauth2Proxy, requirePeers } from "./peers.mjs";
+import { ensureHelm, ensureOauth2Proxy, ensureRealTa, requirePeers } from "./peers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const artifacts = path.join(root, "artifacts");
@@ -78,6 +79,8 @@ function goPeer(label, ensure, what) {
 
 // helm for the Helm chart's tests (server/security/helm.test.ts), which vitest runs: built once from its Go module
 goPeer("helm", ensureHelm, "the Helm chart's tests");
+// upstream's Target Allocator for the suites held to the real allocator (test-support/real-ta.ts): built once from its module
+goPeer("otel-allocator", ensureRealTa, "the tests against the real Target Allocator");
 
 results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST]));
 

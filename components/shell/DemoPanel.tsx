@@ -55,6 +55,7 @@ function Controls() {
         <button type="button" className="btn" onClick={() => fault({ fault: "rollout", role: "per-node" })}>Roll out agents</button>
         <button type="button" className="btn" onClick={() => fault({ fault: "ta-outage", role: "per-node", seconds: 30 })}>TA outage 30 s</button>
         <button type="button" className="btn" onClick={() => fault({ fault: "ta-pod-replaced", role: "per-node", readyAfterMs: 5000 })}>Replace TA pod</button>
+        <button type="button" className="btn" onClick={() => fault({ fault: "ta-killed", role: "per-node", downSeconds: 10 })}>Kill TA 10 s</button>
         <button type="button" className="btn" onClick={() => fault({ fault: "hostile-target", role: "per-node" })}>Hostile target</button>
         {twoRoles ? (
           <button type="button" className="btn" onClick={() => fault({ fault: "routing-off", role: "cluster-scraper" })}>Routing off</button>

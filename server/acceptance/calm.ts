@@ -9,6 +9,7 @@ import { TARGET_CLASSES } from "@/lib/model";
 import * as api from "@/lib/api/schemas";
 import { API_ROUTES } from "@/lib/api/routes";
 import { allTargets, expectedClasses, startLens, zonesOf, type Lens, type Truth } from "@/server/acceptance/support";
+import type { DemoOptions } from "@allocation-lens/demo-cluster/internal/cluster";
 
 /**
  * `discovered`: the dashboard is given only the demo's Kubernetes API (`targetAllocators: auto`) and finds the TAs there,
@@ -19,14 +20,19 @@ export function discoveredConfig(config: Record<string, any>): Record<string, an
   return { ...config, clusters: config.clusters.map((c: Record<string, unknown>) => ({ ...c, targetAllocators: "auto" })) };
 }
 
-export function calmSuite(flavor: Flavor, { discovered = false }: { discovered?: boolean } = {}): void {
+/**
+ * `demo`: options of the demo cluster, e.g. `{ ta: "real", realTa }` to hold the dashboard to upstream's own allocator
+ * (the truth is then read from that allocator's answers).
+ */
+export function calmSuite(flavor: Flavor, { discovered = false, demo = {} }: { discovered?: boolean; demo?: Partial<DemoOptions> } = {}): void {
   const how = flavor === "cloudwatch" ? "two TAs over mTLS" : "one TA over plain HTTP";
-  describe(`calm demo, ${flavor} flavor (${how}${discovered ? ", discovered and reached through the Kubernetes API" : ""})`, () => {
+  const which = demo.ta === "real" ? `, upstream's real otel-allocator ${demo.realTa?.version ?? ""}` : "";
+  describe(`calm demo, ${flavor} flavor (${how}${which}${discovered ? ", discovered and reached through the Kubernetes API" : ""})`, () => {
     let lens: Lens;
     let truth: Truth;
     let roles: Role[];
     beforeAll(async () => {
-      lens = await startLens({ flavor, configure: discovered ? discoveredConfig : undefined });
+      lens = await startLens({ ...demo, flavor, configure: discovered ? discoveredConfig : undefined });
       truth = await lens.truth();
       roles = Object.keys(truth.unassigned) as Role[];
     });

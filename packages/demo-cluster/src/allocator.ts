@@ -77,6 +77,17 @@ export class DemoAllocator {
     this.reconnectTimer = setTimeout(() => this.openSession(), ms);
   }
 
+  /** A restarted process: the assignment, the metrics' history and the collectors' tracking start from nothing. */
+  restart(): void {
+    this.assignment = new Map();
+    this.collectorsKey = "";
+    this.targetsDirty = true;
+    this.track = emptyTrackState();
+    const o = this.options;
+    this.state = buildTaState({ role: o.role, flavor: o.flavor, strategy: o.strategy, ready: false, collectors: [], jobs: new Map(), scrapeConfigs: {}, previous: emptyMetricState() });
+    this.openSession();
+  }
+
   /** Targets changed for reasons outside the store (routing switch, hostile target, CRD presence). */
   invalidate(): void {
     this.targetsDirty = true;

@@ -2,12 +2,14 @@
  * The embedded demo cluster: a seeded world in an object store, served over the real Kubernetes API protocol, one Target
  * Allocator per role over HTTP (upstream) or HTTPS with required client certificates (cloudwatch), a fault engine, a
  * scenario player and a control API. Writes a kubeconfig, TLS files and a dashboard configuration for itself.
+ * With `ta: "real"` (upstream flavor) the TA is upstream's own otel-allocator process (real-ta.ts) against this API; the
+ * simulated allocator still runs beside it on the same store, unserved, so that the two can be compared.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
-import type { Flavor, Role, Tracking } from "@allocation-lens/allocation/model";
+import type { Flavor, Labels, Role, StrategyName, Tracking } from "@allocation-lens/allocation/model";
 import { ROLES } from "@allocation-lens/allocation/model";
 import { targetNode } from "@allocation-lens/allocation/node";
 import { isEligible } from "@allocation-lens/allocation/eligibility";
@@ -25,6 +27,7 @@ import { SCENARIOS, ScenarioPlayer, type ScenarioName } from "./scenario";
 import type { DemoInfo, Truth } from "./contract/info";
 import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
+import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
 
 export type { DemoInfo };
 
@@ -42,6 +45,18 @@ export interface DemoOptions {
   /** ms between TA reconciles; default 1000 (cloudwatch) or 5000 (upstream applies collector changes at most every 5 s) */
   reconcileMs?: number;
   annotationKey?: string;
+  /** which Target Allocator serves: the simulated one (default) or upstream's own binary (upstream flavor only) */
+  ta?: "simulated" | "real";
+  /** the real allocator's binary and version (scripts/peers.mjs ensureRealTa) */
+  realTa?: { binary: string; version: string };
+  /** the per-node role's strategy: per-node (default), consistent-hashing or least-weighted */
+  strategy?: StrategyName;
+  /** per-node only: the fallback for targets without a node; default consistent-hashing, null = none */
+  fallback?: "consistent-hashing" | null;
+  /** collector_not_ready_grace_period of both allocators, in seconds; default 30 */
+  graceSeconds?: number;
+  /** upstream flavor: serve the TA over HTTPS with a required client certificate (its `https` block) */
+  https?: boolean;
 }
 
 export interface DemoCluster {
@@ -51,6 +66,8 @@ export interface DemoCluster {
   allocators: Partial<Record<Role, DemoAllocator>>;
   taServers: Partial<Record<Role, TaServer>>;
   taPods: TaPods;
+  /** the real allocators (`ta: "real"`) */
+  realTas: Partial<Record<Role, RealTa>>;
   kube: KubeApiServer;
   faults: FaultEngine;
   scenario: ScenarioPlayer;
@@ -69,6 +86,13 @@ export const DEFAULT_DEMO: DemoOptions = {
 
 export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Promise<DemoCluster> {
   const o: DemoOptions = { ...DEFAULT_DEMO, ...partial };
+  const real = o.ta === "real";
+  if (real && o.flavor !== "upstream") throw new Error("--ta real runs upstream's otel-allocator: it needs --flavor upstream (the CloudWatch fork cannot be built here: docs/faithfulness.md)");
+  if (real && !o.realTa) throw new Error("--ta real needs the otel-allocator binary (scripts/peers.mjs ensureRealTa builds it)");
+  if (o.https && o.flavor !== "upstream") throw new Error("--https is for the upstream flavor (the cloudwatch flavor always serves HTTPS)");
+  const perNodeStrategy: StrategyName = o.strategy ?? "per-node";
+  const perNodeFallback = perNodeStrategy === "per-node" ? (o.fallback === undefined ? "consistent-hashing" : o.fallback) : null;
+  const graceSeconds = o.graceSeconds ?? 30;
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-demo-"));
   fs.mkdirSync(dir, { recursive: true });
   const annotationKey = o.annotationKey ?? DEFAULT_SCRAPER_ANNOTATION;
@@ -81,6 +105,12 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   // port-forward verifies it with servername <svc>.<ns>.svc).
   const pki = await generateDemoPki(roles.flatMap((role) => serviceDnsNames(taNames(o.flavor, role).service, taNames(o.flavor, role).namespace)));
   const operatorObjects = roles.map((role) => taObjects(o.flavor, role, world, Date.now() - 86_400_000));
+  // the ConfigMap says what the TA runs: the chosen strategy for the per-node role (and the https block, below)
+  for (const [i, role] of roles.entries()) {
+    if (role !== "per-node") continue;
+    const cm = operatorObjects[i].configMap;
+    cm.data = { ...(cm.data as Record<string, string>), "targetallocator.yaml": withStrategy((cm.data as Record<string, string>)["targetallocator.yaml"], perNodeStrategy, perNodeFallback) };
+  }
   const baseline: Record<Resource, KubeObject[]> = {
     nodes: world.nodes,
     pods: world.pods,
@@ -102,14 +132,14 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       role,
       flavor: o.flavor,
       tracking: o.tracking,
-      strategy: role === "per-node" ? "per-node" : "consistent-hashing",
-      fallback: role === "per-node" ? "consistent-hashing" : null,
+      strategy: role === "per-node" ? perNodeStrategy : "consistent-hashing",
+      fallback: role === "per-node" ? perNodeFallback : null,
       annotationKey,
       namespace: world.namespace,
       selector: world.agents[role].selector,
       staticJobs: world.staticJobs[role],
       reconcileMs: o.reconcileMs ?? (o.flavor === "upstream" ? 5000 : 1000),
-      graceMs: 30_000,
+      graceMs: graceSeconds * 1000,
     });
   }
 
@@ -123,29 +153,62 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   });
   const pkiPaths = await writePki(path.join(dir, "tls"), pki);
   const taServers: Partial<Record<Role, TaServer>> = {};
+  const realTas: Partial<Record<Role, RealTa>> = {};
   const targetAllocators: DemoInfo["targetAllocators"] = {};
-  for (const role of roles) {
-    const a = allocators[role]!;
-    a.start();
-    const tls = o.flavor === "cloudwatch" ? { caPem: pki.caPem, certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } : undefined;
-    const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
-    taServers[role] = server;
-    const address = new URL(server.url);
-    taPods.setBackend(role, { host: address.hostname.replace(/^\[|\]$/g, ""), port: Number(address.port), tls: !!tls });
-    const n = taNames(o.flavor, role);
-    const where = { namespace: n.namespace, service: n.service, servicePort: n.servicePort, pod: taPods.podName(role)!, containerPort: n.containerPort };
-    targetAllocators[role] = tls
-      ? { url: server.url, flavor: o.flavor, ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey, ...where }
-      : { url: server.url, flavor: o.flavor, ...where };
+  const closeStarted = async () => {
+    await Promise.all([kube.close(), ...Object.values(taServers).map((s) => s!.close()), ...Object.values(realTas).map((t) => t!.close())]);
+    for (const a of Object.values(allocators)) a?.stop();
+  };
+  const bare = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, "");
+  try {
+    for (const [i, role] of roles.entries()) {
+      const a = allocators[role]!;
+      a.start();
+      const tls = o.flavor === "cloudwatch" || o.https ? { caPem: pki.caPem, certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } : undefined;
+      let url: string;
+      if (real) {
+        const ta = await RealTa.start({
+          binary: o.realTa!.binary,
+          version: o.realTa!.version,
+          configText: (operatorObjects[i].configMap.data as Record<string, string>)["targetallocator.yaml"],
+          strategy: role === "per-node" ? perNodeStrategy : "consistent-hashing",
+          fallback: role === "per-node" ? perNodeFallback : null,
+          graceSeconds,
+          kubeconfig: kube.kubeconfigPath,
+          dir: path.join(dir, "real-ta", role),
+          host: o.host,
+          port: o.ports?.[role] ?? 0,
+          https: tls ? { ca: pkiPaths.ca, cert: pkiPaths.serverCert, key: pkiPaths.serverKey } : undefined,
+        });
+        realTas[role] = ta;
+        url = ta.url;
+        // the TA pod's container port is the allocator's plain-HTTP listener (port-forward and the service proxy)
+        taPods.setBackend(role, { host: bare(ta.httpUrl), port: Number(new URL(ta.httpUrl).port), tls: false });
+      } else {
+        const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
+        taServers[role] = server;
+        url = server.url;
+        taPods.setBackend(role, { host: bare(server.url), port: Number(new URL(server.url).port), tls: !!tls });
+      }
+      const n = taNames(o.flavor, role);
+      const where = { namespace: n.namespace, service: n.service, servicePort: n.servicePort, pod: taPods.podName(role)!, containerPort: n.containerPort };
+      targetAllocators[role] = tls
+        ? { url, flavor: o.flavor, ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey, ...where }
+        : { url, flavor: o.flavor, ...where };
+    }
+  } catch (e) {
+    await closeStarted();
+    throw e;
   }
 
-  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, dropWatches: () => kube.dropWatches("end"), now: Date.now });
+  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, realTas, dropWatches: () => kube.dropWatches("end"), now: Date.now });
   const scenario = new ScenarioPlayer(faults, () => ({
     nodes: store.list("nodes").map((n) => n.metadata.name).sort(),
     monitor: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey]) ? { namespace: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.namespace!, name: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.name } : null,
     twoRoles: roles.length === 2,
   }));
-  const truth = () => groundTruth(store, world, allocators, o.flavor, taPods.names());
+  const truth = async () =>
+    real ? realGroundTruth(store, world, realTas, o.flavor, taPods.names()) : groundTruth(store, world, allocators, o.flavor, taPods.names());
   const control = await startControl({ faults, truth, scenarios: SCENARIOS, scenario: (name) => (scenario.play(name as ScenarioName), name) }, o.host, o.ports?.control ?? 0);
   scenario.play(o.scenario);
   const controlTokenFile = path.join(dir, "control-token");
@@ -198,6 +261,10 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     tracking: o.tracking,
     seed: o.seed,
     scenario: o.scenario,
+    ta: real ? "real" : "simulated",
+    ...(real ? { taVersion: o.realTa!.version } : {}),
+    strategy: perNodeStrategy,
+    fallback: perNodeFallback,
   };
   return {
     info,
@@ -206,15 +273,55 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     allocators,
     taServers,
     taPods,
+    realTas,
     kube,
     faults,
     scenario,
     async close() {
       scenario.stop();
       faults.stop();
-      for (const a of Object.values(allocators)) a?.stop();
-      await Promise.all([control.close(), kube.close(), ...Object.values(taServers).map((s) => s!.close())]);
+      await Promise.all([control.close(), closeStarted()]);
     },
+  };
+}
+
+/** The agent pods of each role with their eligibility, and whether `registered(role)` lists them. */
+function collectorsTruth(store: Store, world: World, roles: Role[], flavor: Flavor, registered: (role: Role) => string[]): Truth["collectors"] {
+  const now = Date.now();
+  const collectors: Truth["collectors"] = [];
+  for (const role of roles) {
+    const sel = world.agents[role].selector;
+    const listed = new Set(registered(role));
+    for (const p of store.list("pods", world.namespace)) {
+      if (!Object.entries(sel).every(([k, v]) => p.metadata.labels?.[k] === v)) continue;
+      const view = podViewFromObject(p);
+      collectors.push({ role, id: p.metadata.name, node: view.nodeName, eligible: isEligible(view, flavor, now), registered: listed.has(p.metadata.name) });
+    }
+  }
+  return collectors;
+}
+
+/**
+ * Ground truth of a demo on the real allocator: what it assigned, read from its own answers. It lists no unassigned
+ * target: their number is its `targets_remaining` gauge less the assigned ones, as the allocator counts them.
+ */
+export async function realGroundTruth(store: Store, world: World, realTas: Partial<Record<Role, RealTa>>, flavor: Flavor, taPods: Partial<Record<Role, string>> = {}): Promise<Truth> {
+  const read = new Map<Role, RealAssignments>();
+  for (const [role, ta] of Object.entries(realTas) as [Role, RealTa][]) read.set(role, await ta.assignments());
+  const targets: Truth["targets"] = [];
+  const unassigned: Partial<Record<Role, number>> = {};
+  for (const [role, r] of read) {
+    for (const t of r.targets) targets.push({ role, job: t.job, address: t.address, node: targetNode(t.labels as Labels), collector: t.collector });
+    unassigned[role] = Math.max(0, (r.gauges.opentelemetry_allocator_targets_remaining ?? r.targets.length) - r.targets.length);
+  }
+  const roles = [...read.keys()];
+  return {
+    at: Date.now(),
+    targets,
+    unassigned,
+    collectors: collectorsTruth(store, world, roles, flavor, (role) => read.get(role)?.collectors ?? []),
+    registered: Object.fromEntries(roles.map((r) => [r, read.get(r)!.collectors])),
+    taPods,
   };
 }
 
@@ -232,20 +339,6 @@ export function groundTruth(store: Store, world: World, allocators: Partial<Reco
     }
     unassigned[role] = n;
   }
-  const collectors: Truth["collectors"] = [];
-  for (const role of Object.keys(allocators) as Role[]) {
-    const sel = world.agents[role].selector;
-    for (const p of store.list("pods", world.namespace)) {
-      if (!Object.entries(sel).every(([k, v]) => p.metadata.labels?.[k] === v)) continue;
-      const view = podViewFromObject(p);
-      collectors.push({
-        role,
-        id: p.metadata.name,
-        node: view.nodeName,
-        eligible: isEligible(view, flavor, now),
-        registered: allocators[role]!.registeredCollectors().includes(p.metadata.name),
-      });
-    }
-  }
+  const collectors = collectorsTruth(store, world, Object.keys(allocators) as Role[], flavor, (role) => allocators[role]!.registeredCollectors());
   return { at: now, targets, unassigned, collectors, registered: Object.fromEntries(Object.entries(allocators).map(([r, a]) => [r, a!.registeredCollectors()])), taPods };
 }

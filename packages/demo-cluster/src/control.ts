@@ -17,7 +17,7 @@ import { readJsonBody } from "./json-body";
 
 export interface ControlHandlers {
   faults: FaultEngine;
-  truth(): unknown;
+  truth(): unknown | Promise<unknown>;
   scenario(name: string): string;
   scenarios: readonly string[];
 }
@@ -82,7 +82,7 @@ export async function startControl(
       }
       if (path === "/faults" && req.method === "DELETE") return send(res, 200, h.faults.heal());
       if (path === "/faults" && req.method === "GET") return send(res, 200, { active: h.faults.list() });
-      if (path === "/truth" && req.method === "GET") return send(res, 200, h.truth());
+      if (path === "/truth" && req.method === "GET") return send(res, 200, await h.truth());
       if (path === "/scenario" && req.method === "POST") {
         const body = (await readJson(req)) as { name?: unknown };
         if (typeof body?.name !== "string" || !h.scenarios.includes(body.name)) {

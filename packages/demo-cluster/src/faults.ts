@@ -24,7 +24,18 @@ export interface FaultContext {
   taPods?: TaPods;
   dropWatches(): void;
   now(): number;
+  /** the roles whose TA is upstream's real allocator (`--ta real`), with a way to kill and restart its process */
+  realTas?: Partial<Record<Role, { restart(downMs: number): Promise<void> }>>;
 }
+
+/** Faults that act on the simulated allocator itself: a real one cannot be made to do them. */
+const SIMULATED_ONLY: Partial<Record<Fault["fault"], string>> = {
+  "ta-outage": "it makes the simulated allocator refuse connections (use ta-killed with downSeconds for the real one)",
+  "ta-slow": "it slows the simulated allocator's answers",
+  "ta-malformed": "it makes the simulated allocator serve malformed JSON",
+  "hostile-target": "it makes the simulated allocator list a target of its own invention",
+  "routing-off": "it switches off the simulated allocator's annotation routing",
+};
 
 /** An object's JSON without what the store sets on every write, to compare it with the baseline. */
 const stripVolatile = (o: KubeObject) => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, uid: undefined, creationTimestamp: undefined } });
@@ -41,6 +52,10 @@ export class FaultEngine {
   }
 
   apply(fault: Fault): { fault: string; did: string } {
+    const why = SIMULATED_ONLY[fault.fault];
+    if (why && "role" in fault && this.ctx.realTas?.[fault.role]) {
+      throw new FaultError(`fault ${fault.fault} needs the simulated Target Allocator: ${why}; the ${fault.role} TA of this demo is upstream's real one (--ta real)`);
+    }
     const did = this.run(fault);
     this.active.push(fault);
     return { fault: fault.fault, did };
@@ -102,13 +117,17 @@ export class FaultEngine {
       case "collector-deleted-unseen": {
         const old = this.nodeAgent(f.node);
         const perNode = this.allocator("per-node");
-        perNode.disconnectWatch(3_000);
+        // the simulated TA's watch is cut for 3 s; a real allocator's watch cannot be singled out, so it sees the deletion
+        const real = !!this.ctx.realTas?.["per-node"];
+        if (!real) perNode.disconnectWatch(3_000);
         store.remove("pods", old.metadata.namespace, old.metadata.name);
         // The replacement sorts after the old name, so a TA that still holds the old pod keeps it (per-node's tie-break).
         let replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         while (replacement.metadata.name <= old.metadata.name) replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         store.upsert("pods", replacement);
-        return `pod ${old.metadata.name} on ${f.node} deleted while the per-node TA's watch was disconnected (3 s); replaced by ${replacement.metadata.name}`;
+        return real
+          ? `pod ${old.metadata.name} on ${f.node} deleted; replaced by ${replacement.metadata.name}`
+          : `pod ${old.metadata.name} on ${f.node} deleted while the per-node TA's watch was disconnected (3 s); replaced by ${replacement.metadata.name}`;
       }
       case "node-add": {
         const added = this.ctx.builder.nodeAdded(now(), f.zone);
@@ -173,6 +192,17 @@ export class FaultEngine {
         const { old, replacement } = taPods.replace(f.role, undefined, f.readyAfterMs);
         const ready = f.readyAfterMs ? `, Ready after ${f.readyAfterMs} ms` : "";
         return `the ${f.role} TA pod ${old} was deleted (its port-forward tunnels closed) and replaced by ${replacement}${ready}; the TA keeps running`;
+      }
+      case "ta-killed": {
+        const real = this.ctx.realTas?.[f.role];
+        const a = this.allocator(f.role);
+        if (real) {
+          void real.restart(f.downSeconds * 1000).catch(() => undefined);
+          return `the ${f.role} TA process was killed; it starts again ${f.downSeconds ? `after ${f.downSeconds} s` : "at once"} and allocates anew`;
+        }
+        a.faults.outageUntil = now() + f.downSeconds * 1000;
+        a.restart();
+        return `the ${f.role} TA refuses connections for ${f.downSeconds} s and allocates anew, as a restarted process`;
       }
       case "hostile-target": {
         const a = this.allocator(f.role);

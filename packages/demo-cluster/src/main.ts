@@ -5,10 +5,15 @@
 import { parseArgs } from "node:util";
 import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
 import { SCENARIOS, type ScenarioName } from "./scenario";
+import { ensureRealTa } from "./real-ta-build.mjs";
 
 const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
        [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]
-       [--per-node-port P] [--cluster-scraper-port P] [--poll-interval SECONDS] [--dir DIR]`;
+       [--per-node-port P] [--cluster-scraper-port P] [--poll-interval SECONDS] [--dir DIR]
+       [--ta simulated|real] [--strategy per-node|consistent-hashing|least-weighted] [--fallback consistent-hashing|none]
+       [--grace-seconds N] [--https]
+  --ta real runs upstream's own Target Allocator (otel-allocator, built once with Go into a cache) in place of the
+  simulated one; it needs --flavor upstream.`;
 
 function fail(message: string): never {
   console.error(`demo-cluster: ${message}\n${USAGE}`);
@@ -39,6 +44,11 @@ async function main() {
         "cluster-scraper-port": { type: "string" },
         "poll-interval": { type: "string" },
         dir: { type: "string" },
+        ta: { type: "string" },
+        strategy: { type: "string" },
+        fallback: { type: "string" },
+        "grace-seconds": { type: "string" },
+        https: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -56,7 +66,32 @@ async function main() {
   if (tracking !== "ready-only" && tracking !== "legacy") fail(`--tracking must be ready-only or legacy, got "${tracking}"`);
   const scenario = (values.scenario ?? DEFAULT_DEMO.scenario) as ScenarioName;
   if (!SCENARIOS.includes(scenario)) fail(`--scenario must be one of ${SCENARIOS.join(", ")}, got "${scenario}"`);
+  const ta = values.ta ?? "simulated";
+  if (ta !== "simulated" && ta !== "real") fail(`--ta must be simulated or real, got "${ta}"`);
+  const strategy = values.strategy ?? "per-node";
+  if (strategy !== "per-node" && strategy !== "consistent-hashing" && strategy !== "least-weighted") {
+    fail(`--strategy must be per-node, consistent-hashing or least-weighted, got "${strategy}"`);
+  }
+  const fallback = values.fallback ?? "consistent-hashing";
+  if (fallback !== "consistent-hashing" && fallback !== "none") fail(`--fallback must be consistent-hashing or none, got "${fallback}"`);
+  if (values.fallback !== undefined && strategy !== "per-node") fail("--fallback applies to --strategy per-node only");
+  if (ta === "real" && flavor !== "upstream") fail("--ta real runs upstream's otel-allocator: add --flavor upstream (the CloudWatch fork cannot be built: docs/faithfulness.md)");
+  let realTa: { binary: string; version: string } | undefined;
+  if (ta === "real") {
+    const peer = ensureRealTa({ log: (line: string) => console.error(`demo-cluster: ${line}`) });
+    if ("missing" in peer) {
+      console.error(`demo-cluster: --ta real: ${peer.missing}`);
+      process.exit(1);
+    }
+    realTa = { binary: peer.path, version: peer.version };
+  }
   const demo = await startDemoCluster({
+    ta,
+    realTa,
+    strategy,
+    fallback: fallback === "none" ? null : fallback,
+    graceSeconds: int("grace-seconds", values["grace-seconds"], 0, 3600),
+    https: values.https,
     nodes: int("nodes", values.nodes, 1, 5000) ?? DEFAULT_DEMO.nodes,
     flavor,
     tracking,

@@ -34,6 +34,8 @@ export const faultSchema = z.discriminatedUnion(
     z.object({ fault: z.literal("hostile-target"), role }).strict(),
     // readyAfterMs: the replacement is Running but not Ready for that long first (a starting container), as a Deployment's is
     z.object({ fault: z.literal("ta-pod-replaced"), role, readyAfterMs: z.number().int().min(0).max(600_000).default(0) }).strict(),
+    // the TA process killed (a crashed container) and started again after downSeconds, its state lost
+    z.object({ fault: z.literal("ta-killed"), role, downSeconds: z.number().min(0).max(3600).default(0) }).strict(),
   ],
   { message: "unknown fault" },
 );

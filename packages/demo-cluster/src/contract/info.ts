@@ -3,7 +3,7 @@
  * truth its control API serves at GET /truth (`Truth`). docs/ARCHITECTURE.md, "The demo cluster's CLI" and "Fault
  * injection".
  */
-import type { Flavor, Role, Tracking } from "@allocation-lens/allocation/model";
+import type { Flavor, Role, StrategyName, Tracking } from "@allocation-lens/allocation/model";
 import type { Fault } from "./faults";
 
 export const SCENARIOS = ["calm", "demo"] as const;
@@ -50,6 +50,13 @@ export interface DemoInfo {
   tracking: Tracking;
   seed: number;
   scenario: ScenarioName;
+  /** which Target Allocator serves: the demo's simulated one, or upstream's own otel-allocator (`--ta real`) */
+  ta: "simulated" | "real";
+  /** the real allocator's version (`--ta real` only) */
+  taVersion?: string;
+  /** the per-node role's allocation strategy and its fallback (null: none) */
+  strategy: StrategyName;
+  fallback: "consistent-hashing" | null;
 }
 
 export interface TruthTarget {

@@ -1,0 +1,242 @@
+/**
+ * Upstream's own Target Allocator (the otel-allocator binary, built by scripts/peers.mjs) run against the demo's Kubernetes
+ * API in place of the simulated one (`--ta real`): its configuration file is the operator's ConfigMap text with the chosen
+ * strategy, the grace period and, optionally, the `https` block; it listens on loopback over HTTP (and HTTPS with a
+ * required client certificate when asked). `assignments()` reads what it assigned from its own answers, for /truth.
+ * docs/faithfulness.md says what the demo had to learn from it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import YAML from "yaml";
+import type { Labels } from "@allocation-lens/allocation/model";
+
+export interface RealTaOptions {
+  /** the otel-allocator binary */
+  binary: string;
+  /** its version (for the JSON line) */
+  version: string;
+  /** the operator's targetallocator.yaml for this TA */
+  configText: string;
+  strategy: "per-node" | "consistent-hashing" | "least-weighted";
+  /** per-node only: the strategy for targets without a node; null = none (they stay unassigned) */
+  fallback: "consistent-hashing" | null;
+  /** collector_not_ready_grace_period in seconds */
+  graceSeconds: number;
+  kubeconfig: string;
+  /** where its configuration and log go */
+  dir: string;
+  host: string;
+  /** 0 = a free port */
+  port?: number;
+  /** serve HTTPS too (TLS with a required client certificate), with these files */
+  https?: { ca: string; cert: string; key: string };
+}
+
+export interface RealTarget {
+  job: string;
+  address: string;
+  labels: Labels;
+  /** null: unassigned (it does not appear under any collector) */
+  collector: string | null;
+}
+
+export interface RealAssignments {
+  jobs: string[];
+  /** every assigned target; the allocator lists no unassigned one, see `unassigned` */
+  targets: RealTarget[];
+  /** every collector the allocator lists in its job answers (it lists each registered one, with or without targets) */
+  collectors: string[];
+  /** the allocator's own gauges (sticky, as it keeps them): targets, targets_remaining, targets_unassigned */
+  gauges: Record<string, number>;
+}
+
+const GAUGES = ["opentelemetry_allocator_targets", "opentelemetry_allocator_targets_remaining", "opentelemetry_allocator_targets_unassigned"];
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, host, () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET on the allocator's HTTP listener: status and body text (bounded: 256 MiB). */
+function get(url: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > 256 * 1024 * 1024) req.destroy(new Error(`${url}: answer over 256 MiB`));
+        else chunks.push(c);
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`${url}: no answer in ${timeoutMs} ms`)));
+    req.on("error", reject);
+  });
+}
+
+/** A TA's targetallocator.yaml with `allocation_strategy` set, and `allocation_fallback_strategy` (per-node only) or none. */
+export function withStrategy(configText: string, strategy: RealTaOptions["strategy"], fallback: RealTaOptions["fallback"]): string {
+  const doc = YAML.parse(configText) as Record<string, unknown>;
+  doc.allocation_strategy = strategy;
+  if (strategy === "per-node" && fallback) doc.allocation_fallback_strategy = fallback;
+  else delete doc.allocation_fallback_strategy;
+  return YAML.stringify(doc);
+}
+
+/** The allocator's configuration: the ConfigMap's text with the strategy, fallback, grace period and https block set. */
+export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | "fallback" | "graceSeconds" | "https">, httpsListen?: string): string {
+  const doc = YAML.parse(withStrategy(o.configText, o.strategy, o.fallback)) as Record<string, unknown>;
+  doc.collector_not_ready_grace_period = `${o.graceSeconds}s`;
+  if (o.https && httpsListen) {
+    doc.https = { enabled: true, listen_addr: httpsListen, ca_file_path: o.https.ca, tls_cert_file_path: o.https.cert, tls_key_file_path: o.https.key };
+  } else delete doc.https;
+  return YAML.stringify(doc);
+}
+
+export class RealTa {
+  /** the URL the dashboard polls: HTTPS when started with `https`, else HTTP */
+  url = "";
+  /** the plain-HTTP listener (also when HTTPS is on): truth and tests read it */
+  httpUrl = "";
+  readonly logFile: string;
+  private child: ChildProcess | undefined;
+  private httpPort = 0;
+  private httpsPort = 0;
+  private stopping = false;
+  private readonly onExit = () => this.child?.kill("SIGKILL");
+
+  private constructor(readonly options: RealTaOptions) {
+    this.logFile = path.join(options.dir, "otel-allocator.log");
+  }
+
+  static async start(options: RealTaOptions): Promise<RealTa> {
+    fs.mkdirSync(options.dir, { recursive: true });
+    const ta = new RealTa(options);
+    ta.httpPort = options.port || (await freePort(options.host));
+    if (options.https) ta.httpsPort = await freePort(options.host);
+    const hostPart = options.host.includes(":") ? `[${options.host}]` : options.host;
+    ta.httpUrl = `http://${hostPart}:${ta.httpPort}`;
+    ta.url = options.https ? `https://${hostPart}:${ta.httpsPort}` : ta.httpUrl;
+    process.once("exit", ta.onExit);
+    await ta.spawn();
+    return ta;
+  }
+
+  /** the process's PID (tests check that it serves the URL) */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private async spawn(): Promise<void> {
+    const o = this.options;
+    const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
+    const configFile = path.join(o.dir, "targetallocator.yaml");
+    fs.writeFileSync(configFile, realTaConfig(o, o.https ? `${hostPart}:${this.httpsPort}` : undefined));
+    const log = fs.openSync(this.logFile, "a");
+    const child = spawn(o.binary, ["--config-file", configFile, "--kubeconfig-path", o.kubeconfig, "--listen-addr", `${hostPart}:${this.httpPort}`], {
+      stdio: ["ignore", log, log],
+      env: { ...process.env, KUBECONFIG: o.kubeconfig },
+    });
+    fs.closeSync(log);
+    this.child = child;
+    const exited = new Promise<never>((_, reject) =>
+      child.once("exit", (code, signal) => reject(new Error(`otel-allocator exited (${signal ?? code}) before it was ready; its log: ${this.logFile}\n${this.logTail()}`))),
+    );
+    exited.catch(() => undefined);
+    await Promise.race([this.waitReady(60_000), exited]);
+  }
+
+  /** The last lines of its log (for error messages). */
+  logTail(lines = 15): string {
+    try {
+      return fs
+        .readFileSync(this.logFile, "utf8")
+        .trimEnd()
+        .split("\n")
+        .slice(-lines)
+        .map((l) => (l.length > 400 ? `${l.slice(0, 400)}...` : l))
+        .join("\n");
+    } catch {
+      return "";
+    }
+  }
+
+  /** Ready: /readyz answers 200 (the allocator has its scrape configuration) and /jobs answers. */
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = "";
+    while (Date.now() < deadline) {
+      if (this.child?.exitCode !== null && this.child?.exitCode !== undefined) break;
+      try {
+        const r = await get(`${this.httpUrl}/readyz`, 2_000);
+        if (r.status === 200 && (await get(`${this.httpUrl}/jobs`, 2_000)).status === 200) return;
+        last = `/readyz answered ${r.status}`;
+      } catch (e) {
+        last = (e as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`otel-allocator was not ready in ${timeoutMs} ms (${last}); its log: ${this.logFile}\n${this.logTail()}`);
+  }
+
+  /** Kills the process (SIGKILL, as a crashed container) and starts it again after `downMs` (same ports, same config). */
+  async restart(downMs = 0): Promise<void> {
+    await this.kill();
+    if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+    if (!this.stopping) await this.spawn();
+  }
+
+  private kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill(signal);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    process.off("exit", this.onExit);
+    await this.kill("SIGTERM");
+  }
+
+  /** What the allocator assigned, from its own answers: /jobs, each job's /targets, and its gauges on /metrics. */
+  async assignments(): Promise<RealAssignments> {
+    const jobsAnswer = await get(`${this.httpUrl}/jobs`);
+    if (jobsAnswer.status !== 200) throw new Error(`otel-allocator /jobs answered ${jobsAnswer.status}`);
+    const jobs = Object.keys(JSON.parse(jobsAnswer.body) as Record<string, unknown>).sort();
+    const targets: RealTarget[] = [];
+    const collectors = new Set<string>();
+    for (const job of jobs) {
+      const r = await get(`${this.httpUrl}/jobs/${encodeURIComponent(job)}/targets`);
+      if (r.status !== 200) throw new Error(`otel-allocator /jobs/${job}/targets answered ${r.status}`);
+      const byCollector = JSON.parse(r.body) as Record<string, { targets?: { targets?: string[]; labels?: Labels }[] }>;
+      for (const [collector, entry] of Object.entries(byCollector)) {
+        collectors.add(collector);
+        for (const group of entry.targets ?? []) {
+          for (const address of group.targets ?? []) targets.push({ job, address, labels: { ...(group.labels ?? {}) }, collector });
+        }
+      }
+    }
+    const metrics = await get(`${this.httpUrl}/metrics`);
+    const gauges: Record<string, number> = {};
+    for (const line of metrics.body.split("\n")) {
+      const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
+      if (!m || !GAUGES.includes(m[1])) continue;
+      gauges[m[1]] = (gauges[m[1]] ?? 0) + Number(m[3]);
+    }
+    return { jobs, targets, collectors: [...collectors].sort(), gauges };
+  }
+}
