@@ -4,10 +4,13 @@
  * with the pods, in the same Store write order a real cluster has (the pod's change, then its slice's). It reacts to
  * pod changes (Ready or not, terminating, deleted, new pods of a node added or a rollout), to Service changes (a deleted
  * Service takes its slice, as the garbage collector would), and to writes of its slices by others (the fault engine's
- * heal), which it puts back when they differ from what the pods say.
+ * heal), which it puts back when they differ from what the pods say. Like the real controller it reacts a little after
+ * the change (`delayMs`, changes in between coalesced): a client's pod watch then sees the pod before the slice that
+ * names it, which Prometheus's endpointslice discovery needs (it resolves the slice's pods from its pod cache and has no
+ * handler for pod changes).
  */
 import type { KubeObject, Store, StoreEvent } from "../store";
-import { endpointSliceFor, endpointSliceName, MANAGED_BY, MANAGED_BY_LABEL, serviceSelects, SERVICE_NAME_LABEL, ZONE_LABEL } from "../world/endpoint-slices";
+import { endpointSliceFor, MANAGED_BY, MANAGED_BY_LABEL, serviceSelects, SERVICE_NAME_LABEL, ZONE_LABEL } from "../world/endpoint-slices";
 
 const comparable = (o: KubeObject) =>
   JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, uid: undefined, creationTimestamp: undefined } });
@@ -21,7 +24,40 @@ export class EndpointSliceController {
   /** service `ns/name` -> the pod keys its slice holds */
   private readonly holds = new Map<string, string[]>();
 
-  constructor(private readonly store: Store) {}
+  /** services `ns/name` to reconcile when the timer fires */
+  private readonly pending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  /** `delayMs`: how long after a change its slices are written (0: at once, in the same Store write) */
+  constructor(
+    private readonly store: Store,
+    private readonly delayMs = 200,
+  ) {}
+
+  /** Reconciles the service `namespace/name` now or after the delay. */
+  private later(namespace: string, name: string): void {
+    if (this.delayMs <= 0) return this.sync(namespace, name);
+    this.pending.add(`${namespace}/${name}`);
+    this.timer ??= setTimeout(() => this.flush(), this.delayMs);
+  }
+
+  /** Reconciles every pending service now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const keys = [...this.pending];
+    this.pending.clear();
+    for (const key of keys) {
+      const slash = key.indexOf("/");
+      this.sync(key.slice(0, slash), key.slice(slash + 1));
+    }
+  }
+
+  private sync(namespace: string, name: string): void {
+    const svc = this.store.get("services", namespace, name);
+    if (svc) this.reconcile(svc);
+    else this.removeSliceOf(namespace, name);
+  }
 
   /** Makes every slice right, then follows the Store. */
   start(): void {
@@ -41,6 +77,9 @@ export class EndpointSliceController {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
   }
 
   private write(fn: () => void): void {
@@ -69,23 +108,14 @@ export class EndpointSliceController {
         const key = `${ns}/${e.object.metadata.name}`;
         const affected = new Set(this.heldBy.get(key) ?? []);
         for (const svc of this.store.list("services", ns)) if (serviceSelects(svc, e.object)) affected.add(svc.metadata.name);
-        for (const name of affected) {
-          const svc = this.store.get("services", ns, name);
-          if (svc) this.reconcile(svc);
-        }
+        for (const name of affected) this.later(ns, name);
         return;
       }
-      case "services": {
-        if (e.type === "DELETED") return this.removeSliceOf(ns, e.object.metadata.name);
-        return this.reconcile(e.object);
-      }
+      case "services":
+        return this.later(ns, e.object.metadata.name);
       case "endpointslices": {
         if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
-        const name = e.object.metadata.labels?.[SERVICE_NAME_LABEL] ?? "";
-        const svc = this.store.get("services", ns, name);
-        if (svc) this.reconcile(svc);
-        else if (e.type !== "DELETED") this.write(() => this.store.remove("endpointslices", ns, e.object.metadata.name));
-        return;
+        return this.later(ns, e.object.metadata.labels?.[SERVICE_NAME_LABEL] ?? "");
       }
       default:
         return;
@@ -93,9 +123,13 @@ export class EndpointSliceController {
   }
 
   private removeSliceOf(namespace: string, service: string): void {
-    const name = endpointSliceName(namespace, service);
     this.forget(namespace, service);
-    if (this.store.get("endpointslices", namespace, name)) this.write(() => this.store.remove("endpointslices", namespace, name));
+    for (const slice of this.store.list("endpointslices", namespace)) {
+      const labels = slice.metadata.labels ?? {};
+      if (labels[MANAGED_BY_LABEL] === MANAGED_BY && labels[SERVICE_NAME_LABEL] === service) {
+        this.write(() => this.store.remove("endpointslices", namespace, slice.metadata.name));
+      }
+    }
   }
 
   private forget(namespace: string, service: string): void {

@@ -70,8 +70,9 @@ export interface KubeApiOptions {
   backendFor?: (namespace: string, pod: string, port: number) => Backend | undefined;
   /** also serve the API over TLS with this certificate (for 127.0.0.1), signed by `caPem` */
   tls?: { certPem: string; keyPem: string; caPem: string };
-  /** run the EndpointSlice controller over the Store (default true) */
+  /** run the EndpointSlice controller over the Store (default true), writing slices `endpointSliceDelayMs` after a change (default 200) */
   endpointSlices?: boolean;
+  endpointSliceDelayMs?: number;
 }
 
 export { CONTEXT_NAME };
@@ -87,7 +88,7 @@ function portForwardPath(segments: string[]): { namespace: string; name: string 
 export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<KubeApiServer> {
   const host = opts.host ?? "127.0.0.1";
   const counts: Record<string, number> = {};
-  const sliceController = opts.endpointSlices === false ? undefined : new EndpointSliceController(store);
+  const sliceController = opts.endpointSlices === false ? undefined : new EndpointSliceController(store, opts.endpointSliceDelayMs);
   sliceController?.start();
   const watches = new Set<ActiveWatch>();
   let serverAddress = "";
