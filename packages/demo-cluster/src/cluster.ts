@@ -111,15 +111,15 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     const cm = operatorObjects[i].configMap;
     cm.data = { ...(cm.data as Record<string, string>), "targetallocator.yaml": withStrategy((cm.data as Record<string, string>)["targetallocator.yaml"], perNodeStrategy, perNodeFallback) };
   }
-  const baseline: Record<Resource, KubeObject[]> = {
+  const baseline: Partial<Record<Resource, KubeObject[]>> = {
     nodes: world.nodes,
     pods: world.pods,
     servicemonitors: world.serviceMonitors,
     podmonitors: world.podMonitors,
     configmaps: operatorObjects.map((x) => x.configMap),
-    services: operatorObjects.map((x) => x.service),
+    services: [...world.services, ...operatorObjects.map((x) => x.service)],
     deployments: operatorObjects.map((x) => x.deployment),
-    secrets: o.flavor === "cloudwatch" ? [clientCertSecret({ caPem: pki.caPem, certPem: pki.clientCertPem, keyPem: pki.clientKeyPem }, Date.now() - 86_400_000)] : [],
+    secrets: [...world.secrets, ...(o.flavor === "cloudwatch" ? [clientCertSecret({ caPem: pki.caPem, certPem: pki.clientCertPem, keyPem: pki.clientKeyPem }, Date.now() - 86_400_000)] : [])],
   };
   for (const [resource, objects] of Object.entries(baseline) as [Resource, KubeObject[]][]) for (const obj of objects) store.upsert(resource, obj);
   // TA pods are not part of the baseline: heal leaves them as they are (their replacement is a one-shot)

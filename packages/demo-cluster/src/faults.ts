@@ -18,7 +18,8 @@ export interface FaultContext {
   store: Store;
   builder: WorldBuilder;
   world: World;
-  baseline: Record<Resource, KubeObject[]>;
+  /** the objects heal puts back, per resource; a resource without an entry (endpointslices: the controller's) is left alone */
+  baseline: Partial<Record<Resource, KubeObject[]>>;
   allocators: Partial<Record<Role, DemoAllocator>>;
   /** the TA pods (absent in unit tests without them) */
   taPods?: TaPods;
@@ -246,7 +247,7 @@ export class FaultEngine {
     const hadMissing = store.missing.size > 0;
     store.missing.clear();
     for (const resource of Object.keys(baseline) as Resource[]) {
-      const want = new Map(baseline[resource].map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]));
+      const want = new Map((baseline[resource] ?? []).map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]));
       for (const o of store.list(resource)) {
         // TA pods are not in the baseline: their replacement is a one-shot that heal leaves in place
         if (resource === "pods" && isTaPod(o)) continue;

@@ -2,7 +2,8 @@
  * Who a request of the demo's Kubernetes API is, by its bearer token (the demo kubeconfig's two users), and what the
  * restricted one may not do: `allocation-lens-demo-no-portforward-token` is the user `demo-viewer`, refused `create` on
  * pods/portforward and get/list/watch on secrets with the real API server's 403 Status. Any other request (no token,
- * the main token) is allowed, as before.
+ * the main token) is allowed, as before. A SelfSubjectAccessReview (what prometheus-operator's informers ask before
+ * they list namespaces) is answered from the same rule: `accessReview`.
  */
 import { status } from "./answers";
 import { matchResource } from "./routes";
@@ -46,4 +47,30 @@ export function secretsAccess(segments: string[], watch: boolean): Access | unde
   if (!route || route === "notFound" || route.info.group !== "" || route.info.resource !== "secrets") return undefined;
   const verb = watch || route.watchPrefix ? "watch" : route.name !== undefined ? "get" : "list";
   return { verb, resource: "secrets", namespace: route.namespace, name: route.name };
+}
+
+/** The resourceAttributes of a SelfSubjectAccessReview's spec. */
+export interface ResourceAttributes {
+  verb?: string;
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+const ADMIN_REASON = 'RBAC: allowed by ClusterRoleBinding "allocation-lens-demo-admin" of ClusterRole "cluster-admin" to User "allocation-lens-demo"';
+
+/**
+ * The status of a SelfSubjectAccessReview by `user`: allowed unless `forbidden` refuses the access (only the core group's
+ * resources are refused; a denial carries no reason, as RBAC's does not).
+ */
+export function accessReview(user: string | undefined, attrs: ResourceAttributes | undefined, nonResource: boolean): { allowed: boolean; reason?: string } {
+  if (user !== VIEWER_USER) return { allowed: true, reason: ADMIN_REASON };
+  if (nonResource || !attrs) return { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated"` };
+  const resource = attrs.subresource ? `${attrs.resource ?? ""}/${attrs.subresource}` : (attrs.resource ?? "");
+  const refused =
+    (attrs.group ?? "") === "" &&
+    forbidden(user, { verb: attrs.verb ?? "", resource, namespace: attrs.namespace || undefined, name: attrs.name || undefined }) !== undefined;
+  return refused ? { allowed: false } : { allowed: true, reason: `RBAC: allowed by ClusterRoleBinding "demo-viewer" of ClusterRole "view" to User "${user}"` };
 }

@@ -3,14 +3,20 @@ import { NAMESPACE_RESOURCE } from "./namespaces";
 
 /**
  * Static discovery documents of the embedded demo cluster's Kubernetes API, shaped as a real apiserver (v1.32) shapes
- * them: /version, /api, /api/v1, /apis, /apis/apps/v1, /apis/monitoring.coreos.com/v1. Only the legacy (non-aggregated) format is
- * served; kubectl asks for aggregated discovery first and falls back when the answer's Content-Type is plain JSON.
+ * them: /version, /api, /api/v1, /apis, /apis/apps/v1, /apis/authorization.k8s.io/v1 (selfsubjectaccessreviews),
+ * /apis/discovery.k8s.io/v1 (endpointslices), /apis/monitoring.coreos.com/v1 (coordination.k8s.io is in leases.ts). Only
+ * the legacy (non-aggregated) format is served; kubectl asks for aggregated discovery first and falls back when the
+ * answer's Content-Type is plain JSON.
  */
 
 export const MONITORING_GROUP = "monitoring.coreos.com";
 export const MONITORING_VERSION = "v1";
 export const APPS_GROUP = "apps";
 export const APPS_VERSION = "v1";
+export const DISCOVERY_GROUP = "discovery.k8s.io";
+export const DISCOVERY_VERSION = "v1";
+export const AUTHORIZATION_GROUP = "authorization.k8s.io";
+export const AUTHORIZATION_VERSION = "v1";
 
 export interface ResourceInfo {
   resource: Resource;
@@ -121,10 +127,22 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
     shortNames: ["deploy"],
     categories: ["all"],
   },
+  endpointslices: {
+    resource: "endpointslices",
+    group: DISCOVERY_GROUP,
+    version: DISCOVERY_VERSION,
+    apiVersion: `${DISCOVERY_GROUP}/${DISCOVERY_VERSION}`,
+    kind: "EndpointSlice",
+    listKind: "EndpointSliceList",
+    singularName: "endpointslice",
+    namespaced: true,
+    shortNames: [],
+  },
 };
 
 export const CORE_RESOURCES: readonly Resource[] = ["configmaps", "nodes", "pods", "secrets", "services"];
 export const APPS_RESOURCES: readonly Resource[] = ["deployments"];
+export const DISCOVERY_RESOURCES: readonly Resource[] = ["endpointslices"];
 export const MONITORING_RESOURCES: readonly Resource[] = ["podmonitors", "servicemonitors"];
 
 const VERBS = ["get", "list", "watch"];
@@ -199,9 +217,42 @@ export function apiGroupList(missing: ReadonlySet<Resource>, builtIn: readonly u
   };
 }
 
+/** One built-in group with a single version, as /apis lists it. */
+export function builtInGroup(name: string, version: string): { name: string; versions: unknown[]; preferredVersion: unknown } {
+  const gv = { groupVersion: `${name}/${version}`, version };
+  return { name, versions: [gv], preferredVersion: gv };
+}
+
 export function appsGroup(): unknown {
-  const gv = { groupVersion: `${APPS_GROUP}/${APPS_VERSION}`, version: APPS_VERSION };
-  return { name: APPS_GROUP, versions: [gv], preferredVersion: gv };
+  return builtInGroup(APPS_GROUP, APPS_VERSION);
+}
+
+export function discoveryGroup(): unknown {
+  return builtInGroup(DISCOVERY_GROUP, DISCOVERY_VERSION);
+}
+
+export function authorizationGroup(): unknown {
+  return builtInGroup(AUTHORIZATION_GROUP, AUTHORIZATION_VERSION);
+}
+
+export function discoveryResourceList(): unknown {
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: `${DISCOVERY_GROUP}/${DISCOVERY_VERSION}`,
+    resources: DISCOVERY_RESOURCES.map((r) => apiResource(RESOURCE_INFO[r])),
+  };
+}
+
+/** authorization.k8s.io/v1 as kube-apiserver lists it; the demo serves the self-subject access review (create). */
+export function authorizationResourceList(): unknown {
+  const review = (name: string, kind: string, namespaced = false) => ({ name, singularName: name.replace(/s$/, ""), namespaced, kind, verbs: ["create"] });
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: `${AUTHORIZATION_GROUP}/${AUTHORIZATION_VERSION}`,
+    resources: [review("selfsubjectaccessreviews", "SelfSubjectAccessReview")],
+  };
 }
 
 export function appsResourceList(): unknown {

@@ -1,12 +1,17 @@
 /**
- * Routing of the demo's Kubernetes API: which request path names which resource (core `/api/v1/...` and
- * `/apis/monitoring.coreos.com/v1/...`, namespaced or not, the legacy `/watch/` prefix), and the dispatch of a request to
- * health, namespaces, a resource or discovery. Only GET is served, but for Leases (leases.ts: create, update, delete).
+ * Routing of the demo's Kubernetes API: which request path names which resource (core `/api/v1/...`, `/apis/apps/v1`,
+ * `/apis/discovery.k8s.io/v1` and `/apis/monitoring.coreos.com/v1/...`, namespaced or not, the legacy `/watch/` prefix),
+ * and the dispatch of a request to health, namespaces, a resource, a self-subject access review or discovery. Content
+ * negotiation is kube-apiserver's for a CRD: JSON whenever the Accept header allows it, 406 for an Accept that lists only
+ * protobuf or CBOR; a SelfSubjectAccessReview or Event body is read as JSON or protobuf (client-go writes built-in kinds
+ * in protobuf), any other media type gets 415. Only GET is served, but for Leases (leases.ts: create, update,
+ * delete), SelfSubjectAccessReviews (create) and Events (create, answered and not kept).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { methodNotAllowed, NOT_FOUND } from "./answers";
-import { APPS_GROUP, APPS_VERSION, MONITORING_GROUP, MONITORING_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
+import { methodNotAllowed, NOT_FOUND, status } from "./answers";
+import { AUTHORIZATION_GROUP, AUTHORIZATION_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
 import { matchLeases } from "./leases";
+import { PROTOBUF } from "./protobuf";
 import type { ResourceHandlers } from "./resources";
 
 export interface ResourceRoute {
@@ -17,18 +22,18 @@ export interface ResourceRoute {
   watchPrefix: boolean;
 }
 
-/** Matches /api/v1/... and /apis/monitoring.coreos.com/v1/... resource paths. */
+/** group -> version of every group with served resources (apps, discovery.k8s.io, monitoring.coreos.com) */
+const SERVED_GROUPS = new Map(Object.values(RESOURCE_INFO).filter((r) => r.group !== "").map((r) => [r.group, r.version]));
+
+/** Matches /api/v1/... and /apis/<group>/<version>/... resource paths. */
 export function matchResource(segments: string[]): ResourceRoute | undefined | "notFound" {
   let group: string;
   let rest: string[];
   if (segments[0] === "api" && segments[1] === "v1" && segments.length > 2) {
     group = "";
     rest = segments.slice(2);
-  } else if (segments[0] === "apis" && segments[1] === APPS_GROUP && segments[2] === APPS_VERSION && segments.length > 3) {
-    group = APPS_GROUP;
-    rest = segments.slice(3);
-  } else if (segments[0] === "apis" && segments[1] === MONITORING_GROUP && segments[2] === MONITORING_VERSION && segments.length > 3) {
-    group = MONITORING_GROUP;
+  } else if (segments[0] === "apis" && SERVED_GROUPS.get(segments[1]) === segments[2] && segments.length > 3) {
+    group = segments[1];
     rest = segments.slice(3);
   } else return undefined;
   let watchPrefix = false;
@@ -48,6 +53,37 @@ export function matchResource(segments: string[]): ResourceRoute | undefined | "
   return { info, namespace, name: rest[1], watchPrefix };
 }
 
+/** `/apis/authorization.k8s.io/v1/selfsubjectaccessreviews` */
+const isAccessReview = (s: string[]) =>
+  s.length === 4 && s[0] === "apis" && s[1] === AUTHORIZATION_GROUP && s[2] === AUTHORIZATION_VERSION && s[3] === "selfsubjectaccessreviews";
+
+/** `/api/v1/namespaces/NS/events` or `/apis/events.k8s.io/v1/namespaces/NS/events` */
+const isEventsCollection = (s: string[]) =>
+  (s.length === 5 && s[0] === "api" && s[1] === "v1" && s[2] === "namespaces" && s[4] === "events") ||
+  (s.length === 6 && s[0] === "apis" && s[1] === "events.k8s.io" && s[2] === "v1" && s[3] === "namespaces" && s[5] === "events");
+
+/**
+ * Whether an Accept header allows JSON: absent, empty, or listing application/json, application/\*, \*\/\* (with any
+ * parameters, a Table or PartialObjectMetadata clause included) — kube-apiserver serves a CRD's resources only as JSON
+ * (and YAML), so a client that accepts only protobuf or CBOR gets 406.
+ */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (!accept || !accept.trim()) return true;
+  return accept.split(",").some((clause) => {
+    const type = clause.split(";")[0].trim().toLowerCase();
+    return type === "application/json" || type === "application/*" || type === "*/*" || type === "";
+  });
+}
+
+/** Whether a request body's Content-Type is JSON (absent counts as JSON, as for kubectl's and client-go's JSON writes). */
+export function bodyIsJson(contentType: string | undefined): boolean {
+  if (!contentType) return true;
+  const type = contentType.split(";")[0].trim().toLowerCase();
+  return type === "application/json" || type === "application/merge-patch+json" || type === "application/strategic-merge-patch+json" || type === "application/apply-patch+yaml";
+}
+
+export const isProtobuf = (contentType: string | undefined): boolean => (contentType ?? "").split(";")[0].trim().toLowerCase() === PROTOBUF;
+
 /** Routes one request to `h`. */
 export function handle(req: IncomingMessage, res: ServerResponse, h: ResourceHandlers): void {
   const url = new URL(req.url ?? "/", "http://localhost");
@@ -58,13 +94,33 @@ export function handle(req: IncomingMessage, res: ServerResponse, h: ResourceHan
     res.end("ok");
     return;
   }
+  if (!acceptsJson(req.headers.accept)) {
+    return h.fail(res, status(406, "NotAcceptable", `only the following media types are accepted: application/json, application/yaml`), "notAcceptable");
+  }
   const segments = p.split("/").filter(Boolean).map(decodeURIComponent);
-  if (segments[0] === "api" && segments[1] === "v1" && segments[2] === "namespaces" && segments.length <= 4) {
+  // the bodies read here are JSON, or protobuf as client-go writes built-in kinds (protobuf.ts); any other: 415
+  if ((isAccessReview(segments) || isEventsCollection(segments)) && req.method === "POST" && !bodyIsJson(req.headers["content-type"]) && !isProtobuf(req.headers["content-type"])) {
+    return h.fail(
+      res,
+      status(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`),
+      "unsupportedMediaType",
+    );
+  }
+  if (isAccessReview(segments)) {
+    if (req.method !== "POST") {
+      res.setHeader("Allow", "POST");
+      return h.fail(res, methodNotAllowed(), "methodNotAllowed");
+    }
+    return h.serveAccessReview(req, res);
+  }
+  if (isEventsCollection(segments) && req.method === "POST") return h.serveEventCreate(segments, req, res);
+  const nsWatchPrefix = segments[0] === "api" && segments[1] === "v1" && segments[2] === "watch" && segments[3] === "namespaces" && segments.length <= 5;
+  if ((segments[0] === "api" && segments[1] === "v1" && segments[2] === "namespaces" && segments.length <= 4) || nsWatchPrefix) {
     if (req.method !== "GET") {
       res.setHeader("Allow", "GET");
       return h.fail(res, methodNotAllowed(), "methodNotAllowed");
     }
-    return h.serveNamespaces(segments[3], req, res, url.searchParams);
+    return h.serveNamespaces(segments[nsWatchPrefix ? 4 : 3], req, res, url.searchParams, nsWatchPrefix);
   }
   const leases = matchLeases(segments);
   if (leases === "notFound") return h.fail(res, NOT_FOUND, "notFound");

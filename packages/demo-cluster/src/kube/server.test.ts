@@ -263,7 +263,15 @@ describe("raw HTTP", () => {
     expect(pods).toMatchObject({ namespaced: true, kind: "Pod", shortNames: ["po"], verbs: ["get", "list", "watch"] });
     expect(core.body.resources.find((r: any) => r.name === "nodes")).toMatchObject({ namespaced: false, shortNames: ["no"] });
     const apis = await get("/apis");
-    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.k8s.io", "monitoring.coreos.com"]);
+    expect(apis.body.groups.map((g: any) => g.name)).toEqual(["apps", "authorization.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "monitoring.coreos.com"]);
+    expect(core.body.resources.find((r: any) => r.name === "namespaces")).toMatchObject({ namespaced: false, verbs: ["get", "list", "watch"] });
+    expect((await get("/apis/discovery.k8s.io/v1")).body).toMatchObject({
+      kind: "APIResourceList",
+      groupVersion: "discovery.k8s.io/v1",
+      resources: [{ name: "endpointslices", kind: "EndpointSlice", namespaced: true, verbs: ["get", "list", "watch"] }],
+    });
+    expect((await get("/apis/authorization.k8s.io/v1")).body.resources).toMatchObject([{ name: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", verbs: ["create"] }]);
+    expect((await get("/apis/discovery.k8s.io")).body).toMatchObject({ kind: "APIGroup", name: "discovery.k8s.io", preferredVersion: { groupVersion: "discovery.k8s.io/v1" } });
     expect(core.body.resources.map((r: any) => r.name)).toEqual(["configmaps", "namespaces", "nodes", "pods", "pods/portforward", "secrets", "services", "services/proxy"]);
     expect((await get("/apis/apps/v1")).body.resources).toMatchObject([{ name: "deployments", kind: "Deployment", namespaced: true, shortNames: ["deploy"] }]);
     expect((await get("/apis/apps")).body).toMatchObject({ kind: "APIGroup", name: "apps", preferredVersion: { groupVersion: "apps/v1" } });
@@ -275,7 +283,7 @@ describe("raw HTTP", () => {
     store.missing.add("podmonitors");
     expect((await get("/apis/monitoring.coreos.com/v1")).body.resources.map((r: any) => r.name)).toEqual(["servicemonitors"]);
     store.missing.add("servicemonitors");
-    expect((await get("/apis")).body.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.k8s.io"]);
+    expect((await get("/apis")).body.groups.map((g: any) => g.name)).toEqual(["apps", "authorization.k8s.io", "coordination.k8s.io", "discovery.k8s.io"]);
     expect((await get("/apis/monitoring.coreos.com/v1")).status).toBe(404);
     for (const h of ["/healthz", "/readyz", "/livez"]) expect(await get(h)).toMatchObject({ status: 200, body: "ok" });
   });

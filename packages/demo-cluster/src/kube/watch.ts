@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ExpiredError, type KubeObject, type Resource, type Store, type StoreEvent } from "../store";
-import type { ResourceInfo } from "./discovery";
+import { ExpiredError, RESOURCES, type KubeObject, type Resource, type Store, type StoreEvent } from "../store";
 import type { Predicate } from "./selectors";
 
 /**
@@ -8,20 +7,65 @@ import type { Predicate } from "./selectors";
  * Without a resourceVersion (or "0") every matching object is first sent as ADDED; with one, the store's event log
  * is replayed from there (or a single 410 Expired ERROR event ends the stream), then live events follow.
  * With a selector, an object that stops matching is sent as DELETED and one that starts matching as ADDED, as the
- * apiserver's watch cache does.
+ * apiserver's watch cache does. The objects come from a `WatchSource`: the Store's objects of one resource by default,
+ * the derived namespaces for namespaces.ts. BOOKMARK events carry only a resourceVersion (in the stream's own kind: the
+ * resource's, or PartialObjectMetadata for a metadata-only watch).
  */
 
 export type EventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
+/** A change as a watch source reports it. */
+export type SourceEvent = Pick<StoreEvent, "type" | "object">;
+
+/** Where a watch's objects and their changes come from. */
+export interface WatchSource {
+  /** the current objects (of the watch's namespace, when it has one) */
+  list(): KubeObject[];
+  /** the changes after `resourceVersion`; throws ExpiredError when that point is gone */
+  since(resourceVersion: number): SourceEvent[];
+  /** live changes, in order, synchronously after `list`/`since` */
+  subscribe(deliver: (e: SourceEvent) => void): () => void;
+}
+
+function asResource(resource: string): Resource {
+  if (!(RESOURCES as readonly string[]).includes(resource)) throw new Error(`${resource} is not a stored resource: its watch needs a source`);
+  return resource as Resource;
+}
+
+/** A Store resource as a watch source. */
+export function storeSource(store: Store, resource: Resource, namespace?: string): WatchSource {
+  return {
+    list: () => store.list(resource, namespace),
+    since: (rv) => store.eventsSince(resource, rv).filter((e) => !namespace || e.object.metadata.namespace === namespace),
+    subscribe: (deliver) =>
+      store.subscribe((e) => {
+        if (e.resource === resource && (!namespace || e.object.metadata.namespace === namespace)) deliver(e);
+      }),
+  };
+}
+
+/** What a watch needs to know of its resource (a Store resource's ResourceInfo, or namespaces'). */
+export interface WatchedKind {
+  resource: string;
+  kind: string;
+  apiVersion: string;
+}
+
 export interface WatchParams {
   store: Store;
-  info: ResourceInfo;
+  info: WatchedKind;
+  /** default: the Store's objects of `info.resource` */
+  source?: WatchSource;
+  /** the object a BOOKMARK carries; default `{kind, apiVersion, metadata: {resourceVersion}}` of the resource */
+  bookmark?: (resourceVersion: string) => unknown;
   /** namespace/label/field filter; undefined = everything */
   filter?: Predicate;
   namespace?: string;
   /** the request's resourceVersion ("" or "0" = start with the current state) */
   resourceVersion?: string;
   bookmarks: boolean;
+  /** the watch-list protocol: the current objects as ADDED, then a BOOKMARK annotated `k8s.io/initial-events-end` */
+  sendInitialEvents?: boolean;
   bookmarkIntervalMs: number;
   /** seconds until the server ends the stream */
   timeoutSeconds: number;
@@ -32,7 +76,7 @@ export interface WatchParams {
 }
 
 export interface ActiveWatch {
-  resource: Resource;
+  resource: string;
   /** the requested resourceVersion had expired: one 410 ERROR event was sent and the stream ended */
   expired: boolean;
   /** end the stream cleanly (the client sees a normal end of body and re-watches) */
@@ -48,13 +92,14 @@ export function expiredStatus(message: string): Record<string, unknown> {
 }
 
 /** Ensure the object carries kind and apiVersion (events always do on a real apiserver). */
-export function withTypeMeta(o: KubeObject, info: ResourceInfo): KubeObject {
+export function withTypeMeta(o: KubeObject, info: WatchedKind): KubeObject {
   return o.kind && o.apiVersion ? o : { ...o, apiVersion: info.apiVersion, kind: info.kind };
 }
 
 /** Serve a watch on `res`. Returns the registered stream (already ended when the resourceVersion expired). */
 export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchParams): ActiveWatch {
   const { store, info, filter } = p;
+  const source = p.source ?? storeSource(store, asResource(info.resource), p.namespace);
   const maxBuffered = p.maxBufferedBytes ?? 64 * 1024 * 1024;
   let closed = false;
   let first = true;
@@ -106,9 +151,7 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
   const visible = new Set<string>();
   // Objects changed between the requested resourceVersion and now: whether the client holds them is unknown.
   const unknown = new Set<string>();
-  const deliver = (e: StoreEvent) => {
-    if (e.resource !== info.resource) return;
-    if (p.namespace && e.object.metadata.namespace !== p.namespace) return;
+  const deliver = (e: SourceEvent) => {
     if (!filter) {
       send(e.type, e.object);
       return;
@@ -129,20 +172,27 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
   };
 
   const rvParam = p.resourceVersion ?? "";
-  if (rvParam === "" || rvParam === "0") {
-    for (const o of store.list(info.resource, p.namespace)) {
+  const bookmarkOf = (rv: string): Record<string, unknown> =>
+    (p.bookmark ? p.bookmark(rv) : { kind: info.kind, apiVersion: info.apiVersion, metadata: { resourceVersion: rv } }) as Record<string, unknown>;
+  if (rvParam === "" || rvParam === "0" || p.sendInitialEvents) {
+    for (const o of source.list()) {
       if (filter && !filter(o)) continue;
       visible.add(keyOf(o));
       send("ADDED", o);
     }
+    if (p.sendInitialEvents) {
+      const end = bookmarkOf(String(store.resourceVersion));
+      const metadata = end.metadata as Record<string, unknown>;
+      write("BOOKMARK", { ...end, metadata: { ...metadata, annotations: { "k8s.io/initial-events-end": "true" } } });
+    }
   } else {
-    let replay: StoreEvent[];
+    let replay: SourceEvent[];
     try {
       const rv = Number(rvParam);
       // A resourceVersion from the future means the demo cluster restarted under the client: a real apiserver would
       // answer "Too large resource version" (504), which client-node re-watches forever; 410 makes it re-list.
       if (rv > store.resourceVersion) throw new ExpiredError(rv, store.oldestResumable);
-      replay = store.eventsSince(info.resource, rv);
+      replay = source.since(rv);
     } catch (err) {
       if (!(err instanceof ExpiredError)) throw err;
       active.expired = true;
@@ -153,24 +203,19 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
     if (filter) {
       const touched = new Set(replay.map((e) => keyOf(e.object)));
       for (const k of touched) unknown.add(k);
-      for (const o of store.list(info.resource, p.namespace)) if (!touched.has(keyOf(o)) && filter(o)) visible.add(keyOf(o));
+      for (const o of source.list()) if (!touched.has(keyOf(o)) && filter(o)) visible.add(keyOf(o));
     }
     for (const e of replay) deliver(e);
   }
   // Synchronous since the snapshot/replay above: no event can fall between them and the subscription.
   if (closed) return active;
-  unsubscribe.push(store.subscribe(deliver));
+  unsubscribe.push(source.subscribe(deliver));
   capBuffer = true;
 
   if (p.bookmarks) {
     timers.push(
       setInterval(
-        () =>
-          write("BOOKMARK", {
-            kind: info.kind,
-            apiVersion: info.apiVersion,
-            metadata: { resourceVersion: String(store.resourceVersion) },
-          }),
+        () => write("BOOKMARK", bookmarkOf(String(store.resourceVersion))),
         p.bookmarkIntervalMs,
       ).unref(),
     );

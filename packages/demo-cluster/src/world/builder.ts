@@ -10,6 +10,7 @@ import { makeMonitor } from "./monitors";
 import { NameRegistry, NodeAddresses, PodAddresses, ec2NodeName } from "./naming";
 import { makeNode, makePod, ownerReferences, podTemplate, type PodTemplate } from "./objects";
 import { Rng } from "./rng";
+import { monitorService, tokenSecret } from "./services";
 import { staticJobsFor, type StaticJob } from "./static-jobs";
 import { appWorkloads, systemWorkloads, type WorkloadPlan } from "./workloads";
 
@@ -22,6 +23,10 @@ export interface World {
   pods: KubeObject[];
   serviceMonitors: KubeObject[];
   podMonitors: KubeObject[];
+  /** the Service each ServiceMonitor selects (named like it); their EndpointSlices are the cluster's to keep */
+  services: KubeObject[];
+  /** the bearer-token Secrets the monitors reference */
+  secrets: KubeObject[];
   /** static scrape_configs each TA keeps regardless of routing */
   staticJobs: Record<Role, StaticJob[]>;
 }
@@ -94,6 +99,9 @@ export class WorldBuilder {
       }
     }
     const monitors = plans.map((p) => makeMonitor(p.monitor));
+    const createdMs = this.nowMs - 30 * DAY;
+    const services = plans.flatMap((p) => monitorService(p.monitor, p.containers, createdMs) ?? []);
+    const secrets = plans.flatMap((p) => tokenSecret(p.monitor, createdMs) ?? []);
     return {
       namespace: agentNamespace(this.flavor),
       agents: { "per-node": agentInfo(this.flavor, "per-node"), "cluster-scraper": agentInfo(this.flavor, "cluster-scraper") },
@@ -102,6 +110,8 @@ export class WorldBuilder {
       pods,
       serviceMonitors: monitors.filter((m) => m.kind === "ServiceMonitor"),
       podMonitors: monitors.filter((m) => m.kind === "PodMonitor"),
+      services,
+      secrets,
       staticJobs: { "per-node": staticJobsFor("per-node"), "cluster-scraper": staticJobsFor("cluster-scraper") },
     };
   }

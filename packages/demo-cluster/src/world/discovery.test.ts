@@ -76,6 +76,38 @@ describe("discoverTargets", () => {
     expect(sm.labels.__meta_kubernetes_pod_label_app_kubernetes_io_name).toBeTruthy();
   });
 
+  it("labels targets as Prometheus's endpointslice and pod roles do: the slice's and Service's labels, the pod's uid, labelpresent, container", () => {
+    const byJob = (job: string) => perNode.get(job) ?? cluster.get(job)!;
+    const ksm = byJob("serviceMonitor/monitoring/kube-state-metrics/0")[0];
+    const pod = w.pods.find((p) => p.metadata.name === ksm.labels.__meta_kubernetes_pod_name)!;
+    const node = w.nodes.find((n) => n.metadata.name === pod.spec?.nodeName)!;
+    expect(ksm.labels).toMatchObject({
+      __meta_kubernetes_endpointslice_label_kubernetes_io_service_name: "kube-state-metrics",
+      __meta_kubernetes_endpointslice_labelpresent_endpointslice_kubernetes_io_managed_by: "true",
+      __meta_kubernetes_service_label_app_kubernetes_io_name: "kube-state-metrics",
+      __meta_kubernetes_service_labelpresent_app_kubernetes_io_part_of: "true",
+      __meta_kubernetes_endpointslice_endpoint_conditions_serving: "true",
+      __meta_kubernetes_endpointslice_endpoint_conditions_terminating: "false",
+      __meta_kubernetes_endpointslice_endpoint_node_name: node.metadata.name,
+      __meta_kubernetes_endpointslice_endpoint_zone: node.metadata.labels?.["topology.kubernetes.io/zone"],
+      __meta_kubernetes_pod_uid: pod.metadata.uid,
+      __meta_kubernetes_pod_labelpresent_pod_template_hash: "true",
+      __meta_kubernetes_pod_controller_kind: "ReplicaSet",
+      __meta_kubernetes_pod_container_image: "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.16.0",
+      __meta_kubernetes_pod_container_port_number: "8080",
+      __meta_kubernetes_pod_container_init: "false",
+    });
+    const exporter = byJob("podMonitor/monitoring/node-exporter/0")[0];
+    expect(exporter.labels).toMatchObject({ __meta_kubernetes_pod_controller_kind: "DaemonSet", __meta_kubernetes_pod_labelpresent_controller_revision_hash: "true" });
+    expect(exporter.labels).not.toHaveProperty("__meta_kubernetes_service_name");
+    // a label with an empty value is left out, and the key still equals targetKey's
+    const uidless = { ...w, pods: w.pods.map((p) => ({ ...p, metadata: { ...p.metadata, uid: undefined } })), staticJobs: [], keep: () => true };
+    for (const t of [...discoverTargets(uidless).values()].flat()) {
+      expect(t.labels).not.toHaveProperty("__meta_kubernetes_pod_uid");
+      expect(t.key).toBe(targetKey(t.job, t.labels));
+    }
+  });
+
   it("makes one job per endpoint", () => {
     expect(cluster.get("serviceMonitor/monitoring/kube-state-metrics/0")![0].address).toMatch(/:8080$/);
     expect(cluster.get("serviceMonitor/monitoring/kube-state-metrics/1")![0].address).toMatch(/:8081$/);

@@ -1,11 +1,13 @@
 /**
  * The Target Allocator's service discovery over the demo world, pure: which jobs a TA has and the pre-relabel discovered
- * labels of each target, as a real TA serves them, monitors routed by annotation (docs/target-allocator.md).
+ * labels of each target, as a real TA serves them (discovered-labels.ts; a ServiceMonitor's targets through the Service
+ * named like it and its one EndpointSlice, world/services.ts and world/endpoint-slices.ts), monitors routed by annotation
+ * (docs/target-allocator.md).
  */
 import type { Labels, MonitorRef, Target } from "@allocation-lens/allocation/model";
-import { endpointSliceLabels, podOwner, podRoleLabels, Shapes, type FoundPort } from "./discovered-labels";
-import { hashHex } from "./hash";
-import { containersOf, type KubeObject } from "./kube";
+import { addPodMetadataLabels, dropEmpty, endpointSliceLabels, podOwner, podRoleLabels, Shapes, sliceGroupLabels, type FoundPort } from "./discovered-labels";
+import { endpointSliceName, ZONE_LABEL } from "./endpoint-slices";
+import { containersOf, podNodeName, type KubeObject } from "./kube";
 import { PodIndex } from "./pod-index";
 import { monitorEndpoints, monitorJobName, monitorMatchLabels, monitorNamespaces, monitorScrapeConfig, type EndpointSpec } from "./scrape-configs";
 import type { StaticJob } from "./static-jobs";
@@ -54,11 +56,15 @@ export function discoverTargets(input: DiscoveryInput): Map<string, Target[]> {
   for (const m of monitors) for (const k of Object.keys(monitorMatchLabels(m))) keys.add(k);
   const index = new PodIndex(input.pods, keys);
   const shapes = new Shapes();
+  const zones = new Map(input.nodes.map((n) => [n.metadata.name, n.metadata.labels?.[ZONE_LABEL] ?? ""]));
+  const noGroup = { id: "", names: [] as string[] };
   for (const m of monitors) {
     const ns = m.metadata.namespace ?? "default";
     const service = m.metadata.name;
-    const slice = `${service}-${hashHex(ns, service).slice(0, 5)}`;
     const sm = m.kind === "ServiceMonitor";
+    // the Service is labelled with the monitor's matchLabels (world/services.ts); its slice's labels follow
+    const groupLabels = sm ? sliceGroupLabels(service, endpointSliceName(ns, service), monitorMatchLabels(m)) : {};
+    const group = sm ? { id: `${ns}/${service}`, names: Object.keys(groupLabels) } : noGroup;
     const pods = index.select(monitorNamespaces(m), monitorMatchLabels(m));
     const endpoints = monitorEndpoints(m);
     for (let i = 0; i < endpoints.length; i++) {
@@ -67,12 +73,21 @@ export function discoverTargets(input: DiscoveryInput): Map<string, Target[]> {
       for (const pod of pods) {
         const found = findPort(pod, endpoints[i]);
         if (!found) continue;
-        const owner = sm ? undefined : podOwner(pod);
-        const labels = sm ? endpointSliceLabels(pod, found, service, slice) : podRoleLabels(pod, found, owner);
+        const owner = podOwner(pod);
+        const labels = sm ? endpointSliceLabels(pod, found, owner, zones.get(podNodeName(pod)) ?? "") : podRoleLabels(pod, found, owner);
+        for (const k in groupLabels) labels[k] = groupLabels[k];
         const podLabels = pod.metadata.labels ?? {};
-        const shape = shapes.of(sm ? "endpointslice" : "pod", !!owner, podLabels);
+        const shape = shapes.of(sm ? "endpointslice" : "pod", !!owner, group, podLabels);
+        // in the shape's insertion order: every `_label_`, then every `_labelpresent_`
         for (let j = 0; j < shape.from.length; j++) labels[shape.to[j]] = podLabels[shape.from[j]];
-        const key = shape.perm ? keyWithPermutation(job, Object.values(labels), shape.order, shape.perm) : targetKey(job, labels);
+        for (let j = 0; j < shape.from.length; j++) labels[shape.present[j]] = "true";
+        const annotated = !!pod.metadata.annotations && Object.keys(pod.metadata.annotations).length > 0;
+        if (annotated) addPodMetadataLabels(labels, pod);
+        // the fast key needs the shape's exact names: not with an empty value dropped, annotations or colliding names
+        const values = Object.values(labels);
+        const exact = !annotated && shape.perm && !values.includes("");
+        if (!exact) dropEmpty(labels);
+        const key = exact ? keyWithPermutation(job, values, shape.order, shape.perm!) : targetKey(job, labels);
         targets.push({ key, job, address: labels.__address__, labels });
       }
       if (targets.length) jobs.set(job, targets);
@@ -98,7 +113,7 @@ function findPort(pod: KubeObject, ep: EndpointSpec): FoundPort | undefined {
   if (want === undefined) return undefined;
   for (const c of containersOf(pod)) {
     for (const p of c.ports ?? []) {
-      if (p.name === want || p.containerPort === want || String(p.containerPort) === want) return { container: c.name, port: p };
+      if (p.name === want || p.containerPort === want || String(p.containerPort) === want) return { container: c.name, image: c.image, port: p };
     }
   }
   return undefined;

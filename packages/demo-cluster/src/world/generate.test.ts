@@ -106,6 +106,24 @@ describe("generateWorld", () => {
     expect(objects.includes(DEMO_SECRET_MARKER)).toBe(false);
   });
 
+  it("has the Service every ServiceMonitor selects and the Secret every monitor's token names", () => {
+    const w = world();
+    for (const m of w.serviceMonitors) {
+      const svc = w.services.find((s) => s.metadata.namespace === m.metadata.namespace && s.metadata.name === m.metadata.name)!;
+      const match = (m.spec?.selector as { matchLabels: Record<string, string> }).matchLabels;
+      expect(svc.metadata.labels).toMatchObject(match);
+      expect(svc.spec?.selector).toEqual(match);
+      const ports = (svc.spec?.ports as { name: string; targetPort: string }[]).map((p) => p.name);
+      expect(ports).toEqual((m.spec?.endpoints as { port: string }[]).map((e) => e.port));
+    }
+    expect(w.services).toHaveLength(w.serviceMonitors.length);
+    for (const m of [...w.serviceMonitors, ...w.podMonitors]) {
+      const eps = (m.spec?.endpoints ?? m.spec?.podMetricsEndpoints) as { authorization?: { credentials: { name: string } } }[];
+      const name = eps[0].authorization?.credentials.name;
+      if (name) expect(w.secrets.some((s) => s.metadata.namespace === m.metadata.namespace && s.metadata.name === name && typeof (s.data as Record<string, string>).token === "string")).toBe(true);
+    }
+  });
+
   it("keeps static jobs per role", () => {
     const w = world();
     expect(w.staticJobs["per-node"].map((j) => j.name)).toEqual(["kubelet", "blackbox-external"]);

@@ -46,7 +46,7 @@ export interface Placement {
   podIP: string;
 }
 
-/** A scheduled, Running pod (Ready unless `ready` is false) started at `startedMs`. */
+/** A scheduled, Running pod (Ready unless `ready` is false) started at `startedMs`, with a uid of its namespace and name. */
 export function makePod(t: PodTemplate, name: string, at: Placement, startedMs: number, ready = true): KubeObject {
   const started = iso(startedMs);
   const readySince = iso(startedMs + 4000);
@@ -57,7 +57,7 @@ export function makePod(t: PodTemplate, name: string, at: Placement, startedMs: 
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name, namespace: t.namespace, labels: t.labels, ownerReferences: t.ownerReferences, creationTimestamp: started },
+    metadata: { name, namespace: t.namespace, uid: fakeUid("Pod", t.namespace, name), labels: t.labels, ownerReferences: t.ownerReferences, creationTimestamp: started },
     spec,
     status: {
       phase: "Running",

@@ -106,7 +106,8 @@ function configText(flavor: Flavor, role: Role, staticJobs: readonly StaticJob[]
           collector_selector: { matchlabels: selector, matchexpressions: [] },
           collector_namespace: agentNamespace(flavor),
           filter_strategy: "relabel-config",
-          prometheus_cr: { enabled: true, scrape_interval: "30s" },
+          // as the operator writes it: empty monitor selectors select every monitor (a missing one selects none)
+          prometheus_cr: { enabled: true, scrape_interval: "30s", service_monitor_selector: {}, pod_monitor_selector: {} },
           config: { scrape_configs: scrapeConfigs },
         }
       : {
