@@ -181,6 +181,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           https: tls ? { ca: pkiPaths.ca, cert: pkiPaths.serverCert, key: pkiPaths.serverKey } : undefined,
         });
         realTas[role] = ta;
+        // ready when it lists the jobs the same world gives the simulated allocator (which reconciled at start)
+        await ta.waitForJobs([...new Set(a.allTargets().map((t) => t.job))]);
         url = ta.url;
         // the TA pod's container port is the allocator's plain-HTTP listener (port-forward and the service proxy)
         taPods.setBackend(role, { host: bare(ta.httpUrl), port: Number(new URL(ta.httpUrl).port), tls: false });

@@ -190,6 +190,27 @@ export class RealTa {
     throw new Error(`otel-allocator was not ready in ${timeoutMs} ms (${last}); its log: ${this.logFile}\n${this.logTail()}`);
   }
 
+  /**
+   * Waits (bounded) until the allocator lists every job of `expected`: ready means it has its scrape configuration, but
+   * the jobs of the monitors come after its first reads of the Kubernetes API.
+   */
+  async waitForJobs(expected: readonly string[], timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let missing: string[] = [...expected];
+    while (Date.now() < deadline) {
+      try {
+        const r = await get(`${this.httpUrl}/jobs`, 2_000);
+        const have = r.status === 200 ? new Set(Object.keys(JSON.parse(r.body) as Record<string, unknown>)) : new Set<string>();
+        missing = expected.filter((j) => !have.has(j));
+        if (!missing.length) return;
+      } catch {
+        /* not yet */
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`otel-allocator did not list ${missing.length} job(s) in ${timeoutMs} ms (${missing.slice(0, 5).join(", ")}); its log: ${this.logFile}\n${this.logTail()}`);
+  }
+
   /** Kills the process (SIGKILL, as a crashed container) and starts it again after `downMs` (same ports, same config). */
   async restart(downMs = 0): Promise<void> {
     await this.kill();

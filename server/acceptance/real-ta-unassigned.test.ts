@@ -1,0 +1,54 @@
+/**
+ * The dashboard on upstream's real Target Allocator, per-node, where a node's agent is gone. Upstream's per-node strategy
+ * falls back only for targets without a node: a target whose node has no collector is unassigned, with or without
+ * `allocation_fallback_strategy`, and the allocator's JSON lists it nowhere. The live count must equal what its own
+ * metrics give, targets_remaining − Σ targets_per_collector, with its own (sticky) targets_unassigned gauge beside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as api from "@/lib/api/schemas";
+import { realTaSuite } from "@allocation-lens/test-support/real-ta";
+import { inject, nodeWithTargets, startLens, summary, waitFor, withinTwoPolls, type Lens } from "@/server/acceptance/support";
+import { GRACE_SECONDS, rawAllocator } from "@/server/acceptance/real-ta";
+
+realTaSuite("the dashboard on upstream's real Target Allocator, per-node without fallback", (ta) => {
+  describe("a node whose agent is gone", () => {
+    let lens: Lens;
+    beforeAll(async () => {
+      lens = await startLens({ flavor: "upstream", ta: "real", realTa: ta, fallback: null, graceSeconds: GRACE_SECONDS });
+    }, 120_000);
+    afterAll(async () => lens?.stop());
+
+    it("its targets are unassigned: the live count is targets_remaining − Σ targets_per_collector, the sticky gauge beside it", async () => {
+      const { node, targets } = nodeWithTargets(await lens.truth(), 0);
+      expect(targets.length).toBeGreaterThan(0);
+      // calm, without fallback, the targets without a node are unassigned already
+      let raw = await rawAllocator(lens);
+      const calm = raw.remaining - raw.perCollector;
+      expect(calm).toBe((await lens.truth()).unassigned["per-node"]);
+      const want = calm + targets.length;
+      await inject(lens, { fault: "collector-crashloop", node });
+      await waitFor(
+        `the allocator to leave the ${targets.length} targets of ${node} unassigned too`,
+        async () => {
+          raw = await rawAllocator(lens);
+          return raw.remaining - raw.perCollector === want;
+        },
+        { timeoutMs: 90_000, intervalMs: 250, last: () => ({ remaining: raw.remaining, perCollector: raw.perCollector }) },
+      );
+      const at = Date.now();
+      const lost = await withinTwoPolls(lens, "the unassigned targets on the lost page", at, async () => {
+        const v = api.lostViewSchema.parse((await lens.get("/api/v1/lost")).body);
+        const r = v.roles.find((x) => x.role === "per-node")!;
+        return r.unassigned === want && r;
+      });
+      raw = await rawAllocator(lens);
+      expect(lost.unassigned).toBe(raw.remaining - raw.perCollector);
+      expect(lost.unassignedReported).toBe(raw.unassignedGauge);
+      expect(lost.reportedDiffers).toBe(raw.unassignedGauge !== raw.remaining - raw.perCollector);
+      const s = await summary(lens);
+      expect(s.roles["per-node"]!.unassigned).toBe(want);
+      expect(s.roles["per-node"]!.unassignedReported).toBe(raw.unassignedGauge);
+      expect(s.roles["per-node"]!.targets).toBe([...raw.byCollector.values()].reduce((n, l) => n + l.length, 0));
+    }, 150_000);
+  });
+});
