@@ -136,7 +136,7 @@ describe("discoverTargets", () => {
     expect(cluster.get("serviceMonitor/monitoring/kube-state-metrics/1")![0].address).toMatch(/:8081$/);
   });
 
-  it("skips terminating and IP-less pods, lists not-ready ones as not ready", () => {
+  it("skips IP-less pods, lists terminating ones (as the real TA does) and not-ready ones as not ready", () => {
     const job = "podMonitor/monitoring/node-exporter/0";
     const pods = w.pods.map((p) => (p.metadata.name.startsWith("node-exporter-") ? structuredClone(p) : p));
     const exporters = pods.filter((p) => p.metadata.name.startsWith("node-exporter-"));
@@ -144,7 +144,9 @@ describe("discoverTargets", () => {
     delete exporters[1].status!.podIP;
     (exporters[2].status!.conditions as { type: string; status: string }[]).find((c) => c.type === "Ready")!.status = "False";
     const targets = discoverTargets({ ...input(w, "per-node"), pods }).get(job)!;
-    expect(targets).toHaveLength(10);
+    expect(targets).toHaveLength(11);
+    expect(targets.some((t) => t.labels.__meta_kubernetes_pod_name === exporters[0].metadata.name)).toBe(true);
+    expect(targets.some((t) => t.labels.__meta_kubernetes_pod_name === exporters[1].metadata.name)).toBe(false);
     expect(targets.find((t) => t.labels.__meta_kubernetes_pod_name === exporters[2].metadata.name)!.labels.__meta_kubernetes_pod_ready).toBe("false");
   });
 
