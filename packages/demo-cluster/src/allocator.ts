@@ -37,6 +37,12 @@ export interface AllocatorOptions {
  */
 const WATCHER_TICK_MS = 5_000;
 const WATCHER_RESYNC_MS = 30_000;
+/**
+ * Its targets take two throttled hops: Prometheus's discovery manager sends changed groups at most every 5 s, and the
+ * allocator reprocesses them on its own 5 s reload tick (started here half a period later, as the average phase).
+ */
+const DISCOVERY_SEND_MS = 5_000;
+const DISCOVERY_RELOAD_OFFSET_MS = 2_500;
 
 const matches = (o: KubeObject, namespace: string, selector: Record<string, string>) =>
   o.metadata.namespace === namespace && Object.entries(selector).every(([k, v]) => o.metadata.labels?.[k] === v);
@@ -60,6 +66,9 @@ export class DemoAllocator {
   private watched: Collector[] | undefined;
   private watcherNotified = true;
   private watcherTimers: NodeJS.Timeout[] = [];
+  /** upstream: a discovery change not yet sent by the discovery manager, and one sent but not yet reloaded */
+  private discoveryChanged = false;
+  private reloadTriggered = false;
   /** upstream: each target identity's target as first discovered */
   private firstSeen = new Map<string, Target>();
 
@@ -84,7 +93,22 @@ export class DemoAllocator {
         setInterval(() => {
           if (this.track.size > 0) this.watcherNotified = true;
         }, WATCHER_RESYNC_MS),
+        setInterval(() => {
+          if (!this.discoveryChanged) return;
+          this.discoveryChanged = false;
+          this.reloadTriggered = true;
+        }, DISCOVERY_SEND_MS),
       ];
+      const reload = setTimeout(() => {
+        this.watcherTimers.push(
+          setInterval(() => {
+            if (!this.reloadTriggered) return;
+            this.reloadTriggered = false;
+            this.targetsDirty = true;
+          }, DISCOVERY_SEND_MS),
+        );
+      }, DISCOVERY_RELOAD_OFFSET_MS);
+      this.watcherTimers.push(reload);
     }
     this.reconcile();
     this.timer = setInterval(() => this.reconcile(), this.options.reconcileMs);
@@ -101,6 +125,7 @@ export class DemoAllocator {
 
   stop(): void {
     for (const t of this.watcherTimers) clearInterval(t);
+    this.watcherTimers = [];
     clearInterval(this.timer);
     clearTimeout(this.reconnectTimer);
     this.unsubscribe?.();
@@ -128,7 +153,9 @@ export class DemoAllocator {
 
   /** Targets changed for reasons outside the store (routing switch, hostile target, CRD presence). */
   invalidate(): void {
-    this.targetsDirty = true;
+    // upstream's discovery takes its two hops whatever the cause (heal included)
+    if (this.upstreamWatcher) this.discoveryChanged = true;
+    else this.targetsDirty = true;
   }
 
   /** Assigned collector per target key, for the control API's /truth. */
@@ -160,7 +187,8 @@ export class DemoAllocator {
       this.watcherNotified = true;
       return;
     }
-    this.targetsDirty = true;
+    if (this.upstreamWatcher) this.discoveryChanged = true;
+    else this.targetsDirty = true;
     const source = e.resource === "pods" || e.resource === "nodes" ? "EventSourceKubernetes" : "EventSourcePrometheusCR";
     this.pendingEvents[source] = (this.pendingEvents[source] ?? 0) + 1;
   }
