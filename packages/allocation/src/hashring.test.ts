@@ -1,19 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { HashRing, PARTITION_COUNT, hashString, murmur3 } from "./hashring";
+import { HashRing, PARTITION_COUNT, hashString, xxhash64 } from "./hashring";
 
 const members = (n: number) => Array.from({ length: n }, (_, i) => `agent-${i.toString(36)}x${i}`);
 const keys = (n: number) => Array.from({ length: n }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}:${9100 + (i % 7)}`);
 
-describe("murmur3", () => {
-  it("matches the reference vectors", () => {
-    const enc = new TextEncoder();
-    const h = (s: string, seed = 0) => { const b = enc.encode(s); return murmur3(b, b.length, seed); };
-    expect(h("")).toBe(0);
-    expect(h("", 1)).toBe(0x514e28b7);
-    expect(h("hello")).toBe(0x248bfa47);
-    expect(h("Hello, world!", 1234)).toBe(0xfaf6cdb3);
-    expect(hashString("hello")).toBe(0x248bfa47);
-    expect(hashString("héllo")).toBe(h("héllo"));
+describe("xxhash64", () => {
+  it("matches the reference values (empty, short, 8/4/1-byte tails, over 32 bytes)", () => {
+    expect(hashString("")).toBe(17241709254077376921n);
+    expect(hashString("a")).toBe(15154266338359012955n);
+    expect(hashString("abc")).toBe(4952883123889572249n);
+    expect(hashString("10.0.1.2:9100")).toBe(13021268344114902505n);
+    expect(hashString("0123456789012345678901234567890123456789-long-key-over-32-bytes")).toBe(16157380367982287812n);
+    expect(xxhash64(new TextEncoder().encode("héllo"))).toBe(hashString("héllo"));
+  });
+});
+
+describe("HashRing against upstream's ring", () => {
+  it("places addresses as buraksezer/consistent with xxhash does (7 members, values from the Go library)", () => {
+    const ring = new HashRing(Array.from({ length: 7 }, (_, i) => `otel-agent-collector-${i}`));
+    const want = [2, 1, 3, 2, 0, 3, 1, 0, 6, 6, 4, 3];
+    want.forEach((c, i) => expect(ring.locate(`10.0.${i}.${i * 7}:9100`)).toBe(`otel-agent-collector-${c}`));
   });
 });
 
@@ -54,7 +60,7 @@ describe("HashRing (consistent-hashing, keyed by address)", () => {
     expect(Math.min(...counts.values())).toBeGreaterThan(mean * 0.6);
   });
   // Bounded loads cascade a little when the per-member bound shrinks (buraksezer behaves the same):
-  // measured 1-5.2x of 1/N for N in 3..500, versus ~100% for a modulo rehash.
+  // with XXH64, measured 0.9-6.7x of 1/N for N in 3..500 (6.7x at N = 50), versus ~100% for a modulo rehash.
   it("adding one member moves only about 1/N of the keys", () => {
     for (const n of [10, 20, 50, 100]) {
       const ms = members(n + 1);
@@ -63,7 +69,7 @@ describe("HashRing (consistent-hashing, keyed by address)", () => {
       const ks = keys(20_000);
       const moved = ks.filter((k) => before.locate(k) !== after.locate(k)).length / ks.length;
       expect(moved).toBeGreaterThan(0);
-      expect(moved).toBeLessThan(6 / (n + 1));
+      expect(moved).toBeLessThan(8 / (n + 1));
     }
   });
 });

@@ -2,8 +2,8 @@
  * Consistent hashing with bounded loads, modelled on buraksezer/consistent as the upstream TA configures it
  * (1061 partitions, replication factor 5, load 1.1, keyed by the target address only; docs/target-allocator.md).
  *
+ * The hash is XXH64, as upstream's: placements are a real TA's (hashring.test.ts holds them to upstream's for one ring).
  * Differences from upstream, on purpose:
- * - the hash is 32-bit MurmurHash3 (x86_32) instead of xxhash64, so placements are not byte-identical to a real TA;
  * - ring points that collide are ordered by member name, so the ring is independent of member order;
  * - the average load is at least 1: upstream's `floor(partitions / members) * load` is 0 with more than 1061 members
  *   and buraksezer panics ("not enough room"); here the first 1061 members found on the ring get one partition each.
@@ -14,68 +14,72 @@ export const REPLICATION_FACTOR = 5;
 export const LOAD = 1.1;
 
 const encoder = new TextEncoder();
-let scratch = new Uint8Array(256);
 
-/** UTF-8 encode into the shared scratch buffer; returns the byte length. ASCII takes the fast path. */
-function encode(s: string): number {
-  if (s.length * 3 > scratch.length) scratch = new Uint8Array(s.length * 3);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return encoder.encodeInto(s, scratch).written;
-    scratch[i] = c;
+const MASK = (1n << 64n) - 1n;
+const P1 = 0x9e3779b185ebca87n;
+const P2 = 0xc2b2ae3d27d4eb4fn;
+const P3 = 0x165667b19e3779f9n;
+const P4 = 0x85ebca77c2b2ae63n;
+const P5 = 0x27d4eb2f165667c5n;
+
+const rotl = (x: bigint, r: bigint): bigint => ((x << r) | (x >> (64n - r))) & MASK;
+const round = (acc: bigint, lane: bigint): bigint => (rotl((acc + lane * P2) & MASK, 31n) * P1) & MASK;
+const mergeRound = (acc: bigint, v: bigint): bigint => ((((acc ^ round(0n, v)) * P1) & MASK) + P4) & MASK;
+
+/** XXH64 (seed 0) of `bytes`, as a 64-bit unsigned BigInt. */
+export function xxhash64(bytes: Uint8Array): bigint {
+  const len = bytes.length;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, len);
+  let i = 0;
+  let h: bigint;
+  if (len >= 32) {
+    let v1 = (P1 + P2) & MASK;
+    let v2 = P2;
+    let v3 = 0n;
+    let v4 = -P1 & MASK;
+    for (; i + 32 <= len; i += 32) {
+      v1 = round(v1, view.getBigUint64(i, true));
+      v2 = round(v2, view.getBigUint64(i + 8, true));
+      v3 = round(v3, view.getBigUint64(i + 16, true));
+      v4 = round(v4, view.getBigUint64(i + 24, true));
+    }
+    h = (rotl(v1, 1n) + rotl(v2, 7n) + rotl(v3, 12n) + rotl(v4, 18n)) & MASK;
+    h = mergeRound(mergeRound(mergeRound(mergeRound(h, v1), v2), v3), v4);
+  } else h = P5;
+  h = (h + BigInt(len)) & MASK;
+  for (; i + 8 <= len; i += 8) {
+    h ^= round(0n, view.getBigUint64(i, true));
+    h = (rotl(h, 27n) * P1 + P4) & MASK;
   }
-  return s.length;
+  if (i + 4 <= len) {
+    h ^= (BigInt(view.getUint32(i, true)) * P1) & MASK;
+    h = (rotl(h, 23n) * P2 + P3) & MASK;
+    i += 4;
+  }
+  for (; i < len; i++) {
+    h ^= (BigInt(bytes[i]) * P5) & MASK;
+    h = (rotl(h, 11n) * P1) & MASK;
+  }
+  h ^= h >> 33n;
+  h = (h * P2) & MASK;
+  h ^= h >> 29n;
+  h = (h * P3) & MASK;
+  h ^= h >> 32n;
+  return h;
 }
 
-/** MurmurHash3 x86_32 of bytes[0..len). */
-export function murmur3(bytes: Uint8Array, len: number, seed = 0): number {
-  let h = seed >>> 0;
-  const nblocks = len & ~3;
-  for (let i = 0; i < nblocks; i += 4) {
-    let k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
-    k = Math.imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, 0x1b873593);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  let k = 0;
-  switch (len & 3) {
-    case 3:
-      k ^= bytes[nblocks + 2] << 16;
-    // falls through
-    case 2:
-      k ^= bytes[nblocks + 1] << 8;
-    // falls through
-    case 1:
-      k ^= bytes[nblocks];
-      k = Math.imul(k, 0xcc9e2d51);
-      k = (k << 15) | (k >>> 17);
-      k = Math.imul(k, 0x1b873593);
-      h ^= k;
-  }
-  h ^= len;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+/** XXH64 of a string's UTF-8 bytes. */
+export function hashString(s: string): bigint {
+  return xxhash64(encoder.encode(s));
 }
 
-/** MurmurHash3 x86_32 of a string's UTF-8 bytes. */
-export function hashString(s: string): number {
-  return murmur3(scratch, encode(s));
-}
-
-function hashPartition(id: number): number {
-  // 8-byte little-endian partition id, as buraksezer hashes it.
+function hashPartition(id: number): bigint {
+  // the partition id as 8 little-endian bytes, as buraksezer hashes it
   const b = new Uint8Array(8);
   new DataView(b.buffer).setUint32(0, id, true);
-  return murmur3(b, 8);
+  return xxhash64(b);
 }
-const PARTITION_HASHES: Uint32Array = Uint32Array.from({ length: PARTITION_COUNT }, (_, i) => hashPartition(i));
+const PARTITION_HASHES: readonly bigint[] = Array.from({ length: PARTITION_COUNT }, (_, i) => hashPartition(i));
 
 /** A ring over members; build once, then `locate` is O(1) through the partition table. */
 export class HashRing {
@@ -93,7 +97,7 @@ export class HashRing {
 
     // Ring points: hash("<member><i>") for i < replication factor, sorted by (hash, member index).
     const m = n * REPLICATION_FACTOR;
-    const hashes = new Float64Array(m);
+    const hashes = new BigUint64Array(m);
     const who = new Int32Array(m);
     for (let j = 0; j < n; j++) {
       for (let r = 0; r < REPLICATION_FACTOR; r++) {
@@ -101,8 +105,8 @@ export class HashRing {
         who[j * REPLICATION_FACTOR + r] = j;
       }
     }
-    const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => hashes[a] - hashes[b] || who[a] - who[b]);
-    const ringHash = Float64Array.from(order, (i) => hashes[i]);
+    const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => (hashes[a] < hashes[b] ? -1 : hashes[a] > hashes[b] ? 1 : who[a] - who[b]));
+    const ringHash = BigUint64Array.from(order, (i) => hashes[i]);
     const ringWho = Int32Array.from(order, (i) => who[i]);
 
     // Bounded-load distribution: each partition goes to the first member clockwise from its hash with room left.
@@ -127,7 +131,7 @@ export class HashRing {
 
   /** The partition a key falls in: hash(key) mod 1061. */
   static partitionOf(key: string): number {
-    return hashString(key) % PARTITION_COUNT;
+    return Number(hashString(key) % BigInt(PARTITION_COUNT));
   }
 
   /** The member owning `key` (a target address), or null when the ring has no members. */
@@ -144,7 +148,7 @@ export class HashRing {
   }
 }
 
-function lowerBound(sorted: Float64Array, x: number): number {
+function lowerBound(sorted: BigUint64Array, x: bigint): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {

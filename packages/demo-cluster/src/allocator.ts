@@ -3,12 +3,13 @@
  * with watch sessions that can be cut), discovers its targets from the world (monitors routed by annotation plus its static
  * jobs), and allocates them with the same lib/ strategies the analysis uses. Produces the TaState its HTTP server serves.
  */
-import type { Flavor, Role, StrategyName, Target, Tracking } from "@allocation-lens/allocation/model";
+import type { Collector, Flavor, Role, StrategyName, Target, Tracking } from "@allocation-lens/allocation/model";
 import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import { collectorsOf, emptyTrackState, trackReduce, type TrackState } from "@allocation-lens/allocation/tracking";
 import { allocate } from "@allocation-lens/allocation/strategies";
 import { keepsMonitor } from "@allocation-lens/allocation/routing";
 import { discoverTargets, scrapeConfigsFor } from "./world/discovery";
+import { targetIdentity, type RelabelConfig } from "./world/relabel";
 import type { StaticJob } from "./world/static-jobs";
 import { buildTaState, emptyMetricState, type TaJobState, type TaState } from "./ta/state";
 import type { TaFaults } from "./ta/server";
@@ -30,6 +31,19 @@ export interface AllocatorOptions {
   graceMs: number;
 }
 
+/**
+ * Upstream's collector watcher looks at its pods at most every 5 s, and only when a pod event (or its informer's resync,
+ * every 30 s) came in since: a not-Ready collector leaves at the first look after its grace period, not at its end.
+ */
+const WATCHER_TICK_MS = 5_000;
+const WATCHER_RESYNC_MS = 30_000;
+/**
+ * Its targets take two throttled hops: Prometheus's discovery manager sends changed groups at most every 5 s, and the
+ * allocator reprocesses them on its own 5 s reload tick (started here half a period later, as the average phase).
+ */
+const DISCOVERY_SEND_MS = 5_000;
+const DISCOVERY_RELOAD_OFFSET_MS = 2_500;
+
 const matches = (o: KubeObject, namespace: string, selector: Record<string, string>) =>
   o.metadata.namespace === namespace && Object.entries(selector).every(([k, v]) => o.metadata.labels?.[k] === v);
 
@@ -48,6 +62,15 @@ export class DemoAllocator {
   private unsubscribe: (() => void) | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pendingEvents: Record<string, number> = {};
+  /** upstream: the collector set as its watcher last computed it, and whether a pod event came in since */
+  private watched: Collector[] | undefined;
+  private watcherNotified = true;
+  private watcherTimers: NodeJS.Timeout[] = [];
+  /** upstream: a discovery change not yet sent by the discovery manager, and one sent but not yet reloaded */
+  private discoveryChanged = false;
+  private reloadTriggered = false;
+  /** upstream: each target identity's target as first discovered */
+  private firstSeen = new Map<string, Target>();
 
   constructor(
     private readonly store: Store,
@@ -60,11 +83,49 @@ export class DemoAllocator {
   start(): void {
     this.openSession();
     this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
+    if (this.upstreamWatcher) {
+      this.watcherTimers = [
+        setInterval(() => {
+          if (!this.watcherNotified) return;
+          this.watcherNotified = false;
+          this.watched = this.currentCollectors();
+        }, WATCHER_TICK_MS),
+        setInterval(() => {
+          if (this.track.size > 0) this.watcherNotified = true;
+        }, WATCHER_RESYNC_MS),
+        setInterval(() => {
+          if (!this.discoveryChanged) return;
+          this.discoveryChanged = false;
+          this.reloadTriggered = true;
+        }, DISCOVERY_SEND_MS),
+      ];
+      const reload = setTimeout(() => {
+        this.watcherTimers.push(
+          setInterval(() => {
+            if (!this.reloadTriggered) return;
+            this.reloadTriggered = false;
+            this.targetsDirty = true;
+          }, DISCOVERY_SEND_MS),
+        );
+      }, DISCOVERY_RELOAD_OFFSET_MS);
+      this.watcherTimers.push(reload);
+    }
     this.reconcile();
     this.timer = setInterval(() => this.reconcile(), this.options.reconcileMs);
   }
 
+  private get upstreamWatcher(): boolean {
+    return this.options.flavor === "upstream" && this.options.tracking === "ready-only";
+  }
+
+  private currentCollectors(): Collector[] {
+    const o = this.options;
+    return collectorsOf(this.track, o.tracking, o.flavor, this.now(), o.graceMs);
+  }
+
   stop(): void {
+    for (const t of this.watcherTimers) clearInterval(t);
+    this.watcherTimers = [];
     clearInterval(this.timer);
     clearTimeout(this.reconnectTimer);
     this.unsubscribe?.();
@@ -83,6 +144,8 @@ export class DemoAllocator {
     this.collectorsKey = "";
     this.targetsDirty = true;
     this.track = emptyTrackState();
+    this.watched = undefined;
+    this.firstSeen = new Map();
     const o = this.options;
     this.state = buildTaState({ role: o.role, flavor: o.flavor, strategy: o.strategy, ready: false, collectors: [], jobs: new Map(), scrapeConfigs: {}, previous: emptyMetricState() });
     this.openSession();
@@ -90,7 +153,9 @@ export class DemoAllocator {
 
   /** Targets changed for reasons outside the store (routing switch, hostile target, CRD presence). */
   invalidate(): void {
-    this.targetsDirty = true;
+    // upstream's discovery takes its two hops whatever the cause (heal included)
+    if (this.upstreamWatcher) this.discoveryChanged = true;
+    else this.targetsDirty = true;
   }
 
   /** Assigned collector per target key, for the control API's /truth. */
@@ -111,6 +176,7 @@ export class DemoAllocator {
     const pods = this.store.list("pods", namespace).filter((p) => matches(p, namespace, selector)).map(podViewFromObject);
     this.track = trackReduce(this.track, { type: "session", pods }, this.options.tracking);
     this.watchConnected = true;
+    this.watcherNotified = true;
   }
 
   private onEvent(e: StoreEvent): void {
@@ -118,16 +184,42 @@ export class DemoAllocator {
     if (e.resource === "pods" && matches(e.object, namespace, selector)) {
       if (!this.watchConnected) return;
       this.track = trackReduce(this.track, { type: e.type, pod: podViewFromObject(e.object) }, this.options.tracking);
+      this.watcherNotified = true;
       return;
     }
-    this.targetsDirty = true;
+    if (this.upstreamWatcher) this.discoveryChanged = true;
+    else this.targetsDirty = true;
     const source = e.resource === "pods" || e.resource === "nodes" ? "EventSourceKubernetes" : "EventSourcePrometheusCR";
     this.pendingEvents[source] = (this.pendingEvents[source] ?? 0) + 1;
   }
 
+  /**
+   * Upstream keys its targets by identity (job and relabeled labels, `__meta_*` left out) and keeps the one it has while
+   * the identity stays: a target whose `__meta_*` labels alone changed is served as first discovered (world/relabel.ts).
+   */
+  private keepFirstSeen(jobs: Map<string, Target[]>, configs: Record<string, Record<string, unknown>>): Map<string, Target[]> {
+    const seen = new Map<string, Target>();
+    const out = new Map<string, Target[]>();
+    for (const [job, targets] of jobs) {
+      const relabels = (configs[job]?.relabel_configs as RelabelConfig[] | undefined) ?? [];
+      const kept: Target[] = [];
+      for (const t of targets) {
+        const id = targetIdentity(job, t.labels, relabels);
+        if (seen.has(id)) continue;
+        const target = this.firstSeen.get(id) ?? t;
+        seen.set(id, target);
+        kept.push(target);
+      }
+      if (kept.length) out.set(job, kept);
+    }
+    this.firstSeen = seen;
+    return out;
+  }
+
   reconcile(): void {
     const o = this.options;
-    const collectors = collectorsOf(this.track, o.tracking, o.flavor, this.now(), o.graceMs);
+    if (this.upstreamWatcher && !this.watched) this.watched = this.currentCollectors();
+    const collectors = this.upstreamWatcher ? this.watched! : this.currentCollectors();
     const key = collectors.map((c) => `${c.id}@${c.node}`).join(",");
     const collectorsChanged = key !== this.collectorsKey;
     if (!collectorsChanged && !this.targetsDirty && this.state.ready) return;
@@ -145,6 +237,7 @@ export class DemoAllocator {
       };
       this.jobs = discoverTargets(input);
       scrapeConfigs = scrapeConfigsFor(input);
+      if (o.flavor === "upstream") this.jobs = this.keepFirstSeen(this.jobs, scrapeConfigs);
       if (this.hostile) {
         const h = hostileJob(o.role);
         this.jobs.set(h.name, h.targets);

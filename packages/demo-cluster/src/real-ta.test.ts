@@ -10,7 +10,12 @@ const OPERATOR = YAML.stringify({
   allocation_fallback_strategy: "consistent-hashing",
   collector_selector: { matchlabels: { app: "agent" } },
   prometheus_cr: { enabled: true },
-  config: { scrape_configs: [{ job_name: "kubelet", static_configs: [{ targets: ["10.0.0.1:10250"] }] }] },
+  config: {
+    scrape_configs: [
+      { job_name: "kubelet", kubernetes_sd_configs: [{ role: "node" }] },
+      { job_name: "probe", static_configs: [{ targets: ["10.0.0.1:443"] }] },
+    ],
+  },
 });
 
 describe("the real allocator's configuration", () => {
@@ -29,6 +34,10 @@ describe("the real allocator's configuration", () => {
     expect(plain.collector_not_ready_grace_period).toBe("7s");
     expect(plain).not.toHaveProperty("https");
     const tls = YAML.parse(realTaConfig({ configText: OPERATOR, strategy: "per-node", fallback: null, graceSeconds: 30, https: { ca: "/ca", cert: "/c", key: "/k" } }, "127.0.0.1:9443"));
+    expect(plain.config.scrape_configs[0].kubernetes_sd_configs).toEqual([{ role: "node" }]);
+    const outside = YAML.parse(realTaConfig({ configText: OPERATOR, strategy: "per-node", fallback: null, graceSeconds: 30, kubeconfig: "/demo/kubeconfig" }));
+    expect(outside.config.scrape_configs[0].kubernetes_sd_configs).toEqual([{ role: "node", kubeconfig_file: "/demo/kubeconfig" }]);
+    expect(outside.config.scrape_configs[1]).toEqual({ job_name: "probe", static_configs: [{ targets: ["10.0.0.1:443"] }] });
     expect(tls.https).toEqual({ enabled: true, listen_addr: "127.0.0.1:9443", ca_file_path: "/ca", tls_cert_file_path: "/c", tls_key_file_path: "/k" });
   });
 });

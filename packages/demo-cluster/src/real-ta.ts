@@ -94,9 +94,14 @@ export function withStrategy(configText: string, strategy: RealTaOptions["strate
   return YAML.stringify(doc);
 }
 
-/** The allocator's configuration: the ConfigMap's text with the strategy, fallback, grace period and https block set. */
-export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | "fallback" | "graceSeconds" | "https">, httpsListen?: string): string {
+/**
+ * The allocator's configuration: the ConfigMap's text with the strategy, fallback, grace period and https block set, and
+ * (it runs outside the cluster) every kubernetes_sd_configs entry reading the demo's kubeconfig.
+ */
+export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | "fallback" | "graceSeconds" | "https"> & { kubeconfig?: string }, httpsListen?: string): string {
   const doc = YAML.parse(withStrategy(o.configText, o.strategy, o.fallback)) as Record<string, unknown>;
+  const jobs = (doc.config as { scrape_configs?: { kubernetes_sd_configs?: Record<string, unknown>[] }[] } | undefined)?.scrape_configs ?? [];
+  if (o.kubeconfig) for (const sd of jobs.flatMap((j) => j.kubernetes_sd_configs ?? [])) sd.kubeconfig_file = o.kubeconfig;
   doc.collector_not_ready_grace_period = `${o.graceSeconds}s`;
   if (o.https && httpsListen) {
     doc.https = { enabled: true, listen_addr: httpsListen, ca_file_path: o.https.ca, tls_cert_file_path: o.https.cert, tls_key_file_path: o.https.key };

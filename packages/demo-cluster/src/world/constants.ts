@@ -11,6 +11,9 @@ export const CLUSTER_SCRAPER = CLUSTER_SCRAPER_VALUE;
 export const REGION = "us-east-1";
 export const ZONES: readonly string[] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 
+/** The kubelet's port on every node (its status.daemonEndpoints). */
+export const KUBELET_PORT = 10250;
+
 export const DEFAULT_NODES = 12;
 export const MAX_NODES = 5000;
 

@@ -192,3 +192,45 @@ export class Shapes {
     return shape;
   }
 }
+
+interface NodeAddress {
+  type: string;
+  address: string;
+}
+
+/** The address types in the order Prometheus's node discovery picks the target's host from. */
+const NODE_ADDRESS_PRIORITY = ["InternalIP", "InternalDNS", "ExternalIP", "ExternalDNS", "LegacyHostIP", "Hostname"];
+
+/**
+ * The node role's labels of a node's kubelet, as a real TA serves them: the node's name, provider ID, `_label_*` and
+ * `_labelpresent_*` of its labels, `_annotation_*` and `_annotationpresent_*` of its annotations, `instance` (the node's
+ * name), `_address_<type>` (the first address of each type) and `__address__`: the first InternalIP (else InternalDNS,
+ * ExternalIP, ExternalDNS, LegacyHostIP, Hostname) with the kubelet's port from `status.daemonEndpoints`. Empty values
+ * are left out. Undefined for a node without an address (the discovery skips it).
+ */
+export function nodeRoleLabels(node: KubeObject): Labels | undefined {
+  const addresses = (node.status?.addresses as NodeAddress[] | undefined) ?? [];
+  const byType = new Map<string, string>();
+  for (const a of addresses) if (!byType.has(a.type)) byType.set(a.type, a.address);
+  const host = NODE_ADDRESS_PRIORITY.map((t) => byType.get(t)).find((a) => a !== undefined);
+  if (host === undefined) return undefined;
+  const endpoints = node.status?.daemonEndpoints as { kubeletEndpoint?: { Port?: number } } | undefined;
+  const port = endpoints?.kubeletEndpoint?.Port ?? 0;
+  const labels: Labels = {
+    __meta_kubernetes_node_provider_id: (node.spec?.providerID as string | undefined) ?? "",
+    __meta_kubernetes_node_name: node.metadata.name,
+  };
+  for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
+    labels[`__meta_kubernetes_node_label_${sanitizeLabelName(k)}`] = v;
+    labels[`__meta_kubernetes_node_labelpresent_${sanitizeLabelName(k)}`] = "true";
+  }
+  for (const [k, v] of Object.entries(node.metadata.annotations ?? {})) {
+    labels[`__meta_kubernetes_node_annotation_${sanitizeLabelName(k)}`] = v;
+    labels[`__meta_kubernetes_node_annotationpresent_${sanitizeLabelName(k)}`] = "true";
+  }
+  labels.__address__ = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  labels.instance = node.metadata.name;
+  for (const [type, address] of byType) labels[`__meta_kubernetes_node_address_${sanitizeLabelName(type)}`] = address;
+  dropEmpty(labels);
+  return labels;
+}

@@ -37,7 +37,8 @@ describe("discoverTargets", () => {
       for (const t of targets) {
         expect(t.job).toBe(job);
         expect(t.address).toBe(t.labels.__address__);
-        for (const k of Object.keys(t.labels)) expect(k.startsWith("__address__") || k.startsWith("__meta_")).toBe(true);
+        // the node role also sets `instance` (the node's name)
+        for (const k of Object.keys(t.labels)) expect(k === "__address__" || k.startsWith("__meta_") || (job === "kubelet" && k === "instance")).toBe(true);
         for (const k of ["job", "__scheme__", "__metrics_path__", "__scrape_interval__"]) expect(t.labels).not.toHaveProperty(k);
       }
     }
@@ -61,6 +62,28 @@ describe("discoverTargets", () => {
       expect(t.address).toBe(`${ip.get(t.labels.__meta_kubernetes_node_name)}:10250`);
       expect(t.labels.__meta_kubernetes_node_label_topology_kubernetes_io_zone).toMatch(/^us-east-1[abc]$/);
     }
+  });
+
+  it("gives a kubelet target the node role's labels: node metadata, every address type, the kubelet's port", () => {
+    const node = w.nodes[0];
+    const name = node.metadata.name;
+    const t = perNode.get("kubelet")!.find((k) => k.labels.__meta_kubernetes_node_name === name)!;
+    const ip = nodeInternalIP(node);
+    expect(t.labels).toMatchObject({
+      __address__: `${ip}:10250`,
+      instance: name,
+      __meta_kubernetes_node_provider_id: node.spec!.providerID,
+      __meta_kubernetes_node_address_InternalIP: ip,
+      __meta_kubernetes_node_address_InternalDNS: name,
+      __meta_kubernetes_node_address_Hostname: name,
+      __meta_kubernetes_node_label_kubernetes_io_hostname: name,
+      __meta_kubernetes_node_labelpresent_kubernetes_io_hostname: "true",
+      __meta_kubernetes_node_annotation_node_alpha_kubernetes_io_ttl: "0",
+      __meta_kubernetes_node_annotationpresent_node_alpha_kubernetes_io_ttl: "true",
+    });
+    const labels = Object.keys(node.metadata.labels!).length;
+    const annotations = Object.keys(node.metadata.annotations!).length;
+    expect(Object.keys(t.labels)).toHaveLength(2 + 2 * labels + 2 * annotations + 2 + 3);
   });
 
   it("gives every monitor target a node and leaves static external targets node-less", () => {
@@ -113,7 +136,7 @@ describe("discoverTargets", () => {
     expect(cluster.get("serviceMonitor/monitoring/kube-state-metrics/1")![0].address).toMatch(/:8081$/);
   });
 
-  it("skips terminating and IP-less pods, lists not-ready ones as not ready", () => {
+  it("skips IP-less pods, lists terminating ones (as the real TA does) and not-ready ones as not ready", () => {
     const job = "podMonitor/monitoring/node-exporter/0";
     const pods = w.pods.map((p) => (p.metadata.name.startsWith("node-exporter-") ? structuredClone(p) : p));
     const exporters = pods.filter((p) => p.metadata.name.startsWith("node-exporter-"));
@@ -121,7 +144,9 @@ describe("discoverTargets", () => {
     delete exporters[1].status!.podIP;
     (exporters[2].status!.conditions as { type: string; status: string }[]).find((c) => c.type === "Ready")!.status = "False";
     const targets = discoverTargets({ ...input(w, "per-node"), pods }).get(job)!;
-    expect(targets).toHaveLength(10);
+    expect(targets).toHaveLength(11);
+    expect(targets.some((t) => t.labels.__meta_kubernetes_pod_name === exporters[0].metadata.name)).toBe(true);
+    expect(targets.some((t) => t.labels.__meta_kubernetes_pod_name === exporters[1].metadata.name)).toBe(false);
     expect(targets.find((t) => t.labels.__meta_kubernetes_pod_name === exporters[2].metadata.name)!.labels.__meta_kubernetes_pod_ready).toBe("false");
   });
 

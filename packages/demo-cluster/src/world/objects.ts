@@ -1,5 +1,5 @@
 /** Builders of lean, valid Kubernetes JSON for the demo world's nodes and pods. */
-import { REGION } from "./constants";
+import { KUBELET_PORT, REGION } from "./constants";
 import { hashHex } from "./hash";
 import { deepFreeze, type Container, type KubeObject } from "./kube";
 import { iso } from "./naming";
@@ -109,6 +109,11 @@ export function makeNode(n: NodeSpec): KubeObject {
         "node.kubernetes.io/instance-type": n.instanceType,
         "eks.amazonaws.com/nodegroup": "general",
       },
+      annotations: {
+        "alpha.kubernetes.io/provided-node-ip": n.ip,
+        "node.alpha.kubernetes.io/ttl": "0",
+        "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+      },
       creationTimestamp: created,
     },
     spec: { providerID: `aws:///${n.zone}/${n.instanceId}` },
@@ -121,6 +126,8 @@ export function makeNode(n: NodeSpec): KubeObject {
         { type: "InternalDNS", address: n.name },
         { type: "Hostname", address: n.name },
       ],
+      // where the kubelet listens: Prometheus's node discovery scrapes this port
+      daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } },
       nodeInfo: {
         kubeletVersion: n.kubeletVersion,
         kubeProxyVersion: n.kubeletVersion,

@@ -1,5 +1,8 @@
-/** Pods that can back a target (an IP, not terminating), indexed by namespace and label once per discovery pass. */
-import { isTerminating, podIP, type KubeObject } from "./kube";
+/**
+ * Pods that can back a target (those with an IP), indexed by namespace and label once per discovery pass. Terminating
+ * pods count: the pod role lists them, and the EndpointSlice controller keeps their endpoints (terminating, not ready).
+ */
+import { podIP, type KubeObject } from "./kube";
 
 const ALL = "\u0000all";
 const pair = (k: string, v: string) => `${k}\u0000${v}`;
@@ -10,7 +13,7 @@ export class PodIndex {
   /** `keys`: the label keys selectors will ask for; other labels are not indexed. */
   constructor(pods: readonly KubeObject[], keys: ReadonlySet<string>) {
     for (const pod of pods) {
-      if (!podIP(pod) || isTerminating(pod)) continue;
+      if (!podIP(pod)) continue;
       const ns = pod.metadata.namespace ?? "default";
       let index = this.byNamespace.get(ns);
       if (!index) this.byNamespace.set(ns, (index = new Map()));

@@ -1,7 +1,11 @@
-/** The static scrape_configs each TA keeps whatever the routing: kubelet and an external probe (per-node), the API servers (cluster-scraper). */
+/**
+ * The scrape_configs each TA keeps whatever the routing (no monitor behind them): the kubelets, found by node discovery,
+ * and an external probe (per-node), the API servers (cluster-scraper).
+ */
 import type { Labels, Role } from "@allocation-lens/allocation/model";
 import { DEMO_SECRET_MARKER } from "./constants";
-import { nodeInternalIP, sanitizeLabelName, type KubeObject } from "./kube";
+import { nodeRoleLabels } from "./discovered-labels";
+import type { KubeObject } from "./kube";
 
 /** What a static job's discovery sees. */
 export interface StaticInput {
@@ -12,12 +16,15 @@ export interface StaticJob {
   name: string;
   /** the Prometheus scrape config (YAML field names), with a fake credential containing DEMO_SECRET_MARKER */
   config: Record<string, unknown>;
+  /** the job as the operator's ConfigMap writes it (no credentials; kubernetes_sd_configs use in-cluster config) */
+  operatorConfig(): Record<string, unknown>;
   /** discovered labels (pre-relabel, `__address__` included) of each target */
   targets(input: StaticInput): Labels[];
 }
 
-const NODE_LABELS = ["kubernetes.io/hostname", "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"];
+const LABELMAP_NODE_LABELS = { action: "labelmap", regex: "__meta_kubernetes_node_label_(.+)", replacement: "$1", separator: ";" };
 
+/** The kubelet of every node, found by Prometheus's node discovery through the Kubernetes API (nodeRoleLabels). */
 const kubelet: StaticJob = {
   name: "kubelet",
   config: {
@@ -31,23 +38,14 @@ const kubelet: StaticJob = {
     tls_config: { insecure_skip_verify: true },
     follow_redirects: true,
     enable_http2: true,
-    relabel_configs: [{ action: "labelmap", regex: "__meta_kubernetes_node_label_(.+)", replacement: "$1", separator: ";" }],
+    relabel_configs: [LABELMAP_NODE_LABELS],
     kubernetes_sd_configs: [{ role: "node", kubeconfig_file: "", follow_redirects: true, enable_http2: true }],
   },
+  operatorConfig: () => ({ job_name: "kubelet", kubernetes_sd_configs: [{ role: "node" }], relabel_configs: [LABELMAP_NODE_LABELS] }),
   targets: ({ nodes }) =>
     nodes.flatMap((node) => {
-      const ip = nodeInternalIP(node);
-      if (!ip) return [];
-      const labels: Labels = {
-        __address__: `${ip}:10250`,
-        __meta_kubernetes_node_name: node.metadata.name,
-        __meta_kubernetes_node_address_InternalIP: ip,
-      };
-      const nodeLabels = node.metadata.labels ?? {};
-      for (const k of NODE_LABELS) {
-        if (nodeLabels[k] !== undefined) labels[`__meta_kubernetes_node_label_${sanitizeLabelName(k)}`] = nodeLabels[k];
-      }
-      return [labels];
+      const labels = nodeRoleLabels(node);
+      return labels ? [labels] : [];
     }),
 };
 
@@ -73,6 +71,8 @@ const blackboxExternal: StaticJob = {
     ],
     static_configs: [{ targets: EXTERNAL }],
   },
+  operatorConfig: () => ({ job_name: "blackbox-external", static_configs: [{ targets: EXTERNAL }] }),
+  // static_configs targets: the TA's target merge gives them only `__address__`
   targets: () => EXTERNAL.map((address) => ({ __address__: address })),
 };
 
@@ -101,6 +101,8 @@ const apiServers: StaticJob = {
     ],
     kubernetes_sd_configs: [{ role: "endpoints", kubeconfig_file: "", follow_redirects: true, enable_http2: true, namespaces: { own_namespace: false, names: ["default"] } }],
   },
+  // the demo serves no `default/kubernetes` endpoints: the ConfigMap lists the API servers' addresses
+  operatorConfig: () => ({ job_name: "kubernetes-apiservers", static_configs: [{ targets: API_SERVERS.map((ip) => `${ip}:443`) }] }),
   targets: () =>
     API_SERVERS.map((ip) => ({
       __address__: `${ip}:443`,

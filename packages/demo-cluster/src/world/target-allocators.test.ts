@@ -31,6 +31,14 @@ describe("target allocator objects", () => {
     });
     expect(cfg.config.scrape_configs.map((c: { job_name: string }) => c.job_name)).toEqual(world.staticJobs["per-node"].map((j) => j.name));
     expect(JSON.stringify(cfg)).not.toContain("lens-demo-secret");
+    // the kubelets are found by node discovery (in-cluster config, as the operator writes it); the external probe is static
+    const [kubelet, blackbox] = cfg.config.scrape_configs;
+    expect(kubelet).toEqual({
+      job_name: "kubelet",
+      kubernetes_sd_configs: [{ role: "node" }],
+      relabel_configs: [{ action: "labelmap", regex: "__meta_kubernetes_node_label_(.+)", replacement: "$1", separator: ";" }],
+    });
+    expect(blackbox).toEqual({ job_name: "blackbox-external", static_configs: [{ targets: ["status.example.com:443", "api.example.com:443"] }] });
     expect(service.metadata.name).toBe("otel-agent-targetallocator");
     expect(service.spec).toMatchObject({ selector: labels, type: "ClusterIP", ports: [{ name: "targetallocation", port: 80, targetPort: "http", protocol: "TCP" }] });
     expect(service.spec!.clusterIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);

@@ -92,12 +92,9 @@ const suffix = (flavor: Flavor, role: Role, generation: number): string => {
   return s;
 };
 
-function configText(flavor: Flavor, role: Role, staticJobs: readonly StaticJob[], nodes: readonly KubeObject[]): string {
+function configText(flavor: Flavor, role: Role, staticJobs: readonly StaticJob[]): string {
   const selector = agentInfo(flavor, role).selector;
-  const scrapeConfigs = staticJobs.map((j) => ({
-    job_name: j.name,
-    static_configs: [{ targets: j.targets({ nodes }).map((l) => l.__address__).filter((a): a is string => !!a) }],
-  }));
+  const scrapeConfigs = staticJobs.map((j) => j.operatorConfig());
   const doc: Record<string, unknown> =
     flavor === "upstream"
       ? {
@@ -145,7 +142,7 @@ export function taObjects(flavor: Flavor, role: Role, world: TaWorld, createdMs:
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: n.base, namespace: n.namespace, labels, creationTimestamp: created },
-    data: { "targetallocator.yaml": configText(flavor, role, world.staticJobs[role], world.nodes) },
+    data: { "targetallocator.yaml": configText(flavor, role, world.staticJobs[role]) },
   };
   const clusterIP = `172.20.${(parseInt(hashHex("ta-svc", flavor, role).slice(0, 4), 16) % 250) + 1}.${(parseInt(hashHex("ta-svc", flavor, role).slice(4, 8), 16) % 250) + 2}`;
   const service: KubeObject = {
