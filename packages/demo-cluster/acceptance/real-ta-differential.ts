@@ -43,7 +43,7 @@ function simulated(demo: DemoCluster): { rows: Row[]; unassigned: number; collec
  * The differences between the two allocators' answers, empty when they agree: jobs, targets (address and labels), and
  * the collector of each target (or, for least-weighted, each collector's count within one).
  */
-async function differences(demo: DemoCluster, strategy: StrategyName): Promise<string[]> {
+async function differences(demo: DemoCluster, strategy: StrategyName, counts = true): Promise<string[]> {
   const real = await demo.realTas["per-node"]!.assignments();
   const sim = simulated(demo);
   const out: string[] = [];
@@ -57,7 +57,9 @@ async function differences(demo: DemoCluster, strategy: StrategyName): Promise<s
   const realUnassigned = Math.max(0, (real.gauges.opentelemetry_allocator_targets_remaining ?? real.targets.length) - real.targets.length);
   if (realUnassigned !== sim.unassigned) out.push(`unassigned: real ${realUnassigned} / simulated ${sim.unassigned}`);
   if (real.collectors.join() !== sim.collectors.join()) out.push(`collectors: real ${real.collectors.join(",")} / simulated ${sim.collectors.join(",")}`);
-  if (strategy === "least-weighted") {
+  if (strategy === "least-weighted" && !counts) {
+    // after a fault: which collector takes an orphaned or new target races inside upstream (docs/faithfulness.md)
+  } else if (strategy === "least-weighted") {
     const count = (rows: Iterable<Row>) => {
       const m = new Map<string, number>();
       for (const r of rows) m.set(r.collector!, (m.get(r.collector!) ?? 0) + 1);
@@ -78,12 +80,12 @@ async function differences(demo: DemoCluster, strategy: StrategyName): Promise<s
 }
 
 /** Waits until the two allocators agree (both settle on their own time: discovery, watches, reconciles). */
-async function agree(demo: DemoCluster, strategy: StrategyName, what: string): Promise<void> {
+async function agree(demo: DemoCluster, strategy: StrategyName, what: string, counts = true): Promise<void> {
   let last: string[] = [];
   await waitFor(
     `the real and the simulated allocator to agree (${what})`,
     async () => {
-      last = await differences(demo, strategy);
+      last = await differences(demo, strategy, counts);
       return last.length === 0;
     },
     { timeoutMs: 90_000, intervalMs: 500, last: () => ({ differences: last.length, first: last.slice(0, 12) }) },
@@ -173,16 +175,15 @@ export function differentialSuite(c: { strategy: StrategyName; fallback: "consis
         const calm = await demo.realTas["per-node"]!.assignments();
         const calmCollectors = calm.collectors.join();
         for (const { name, fault, reached } of worldFaults(demo, calm)) {
-          // least-weighted after a node joins: whether the new collector or its node's new targets reach the allocator
-          // first is a race inside upstream itself (docs/faithfulness.md), and the counts follow whichever won
-          if (c.strategy === "least-weighted" && fault.fault === "node-add") continue;
           demo.faults.apply(fault);
           await realShows(demo, name, reached);
-          await agree(demo, c.strategy, name);
+          // least-weighted's per-collector counts after a fault follow races inside upstream (docs/faithfulness.md):
+          // there the jobs, targets, labels, collectors and unassigned count are compared, not the counts
+          await agree(demo, c.strategy, name, false);
           demo.faults.heal();
           // healed: the calm collectors and as many targets as calm
           await realShows(demo, `${name}, healed`, (r) => r.collectors.join() === calmCollectors && r.targets.length === calm.targets.length);
-          await agree(demo, c.strategy, `${name}, healed`);
+          await agree(demo, c.strategy, `${name}, healed`, false);
         }
       }, 1_500_000);
 
