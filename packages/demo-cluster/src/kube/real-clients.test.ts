@@ -7,14 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { waitUntil } from "@allocation-lens/test-support/wait";
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { KubeObject, Store } from "../store";
 import { NO_PORTFORWARD_TOKEN } from "./auth";
 import { encodeEnvelope, encodeField, PROTOBUF } from "./protobuf";
 import { startKubeApi, type KubeApiServer } from "./server";
-import { demoStore, pod } from "./test-fixtures";
+import { demoStore, openWatch as openStream, pod } from "./test-fixtures";
 
 let store: Store;
 let api: KubeApiServer;
@@ -58,29 +57,7 @@ async function request(pathAndQuery: string, init: RequestInit = {}): Promise<{ 
   return { status: res.status, body };
 }
 
-function watch(pathAndQuery: string, headers: Record<string, string> = {}): { events: any[]; ended: Promise<void>; close(): void } {
-  const events: any[] = [];
-  let req!: http.ClientRequest;
-  const ended = new Promise<void>((resolve) => {
-    req = http.get(api.url + pathAndQuery, { headers }, (res) => {
-      let buf = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.trim()) events.push(JSON.parse(line));
-        }
-      });
-      res.on("end", () => resolve());
-      res.on("close", () => resolve());
-    });
-    req.on("error", () => resolve());
-  });
-  return { events, ended, close: () => req.destroy() };
-}
+const watch = (pathAndQuery: string, headers: Record<string, string> = {}) => openStream(api.url, pathAndQuery, headers);
 
 const review = (attrs: Record<string, string>) => ({
   kind: "SelfSubjectAccessReview",

@@ -4,13 +4,12 @@ import { waitUntil } from "@allocation-lens/test-support/wait";
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, makeInformer, type V1Pod } from "@kubernetes/client-node";
 import type { Store } from "../store";
 import { startKubeApi, type KubeApiServer } from "./server";
-import { demoStore, pod } from "./test-fixtures";
+import { demoStore, openWatch as openStream, pod, type Stream } from "./test-fixtures";
 
 const KUBECTL = "/usr/bin/kubectl";
 
@@ -42,41 +41,8 @@ async function get(pathAndQuery: string, init: RequestInit = {}): Promise<{ stat
   return { status: res.status, body, type: res.headers.get("content-type") };
 }
 
-interface Stream {
-  status: Promise<number>;
-  events: any[];
-  ended: Promise<void>;
-  close(): void;
-}
-
-/** Open a watch stream and collect its newline-delimited events. */
-function openWatch(pathAndQuery: string, headers: Record<string, string> = {}): Stream {
-  const events: any[] = [];
-  let req!: http.ClientRequest;
-  let resolveStatus!: (n: number) => void;
-  const status = new Promise<number>((r) => (resolveStatus = r));
-  const ended = new Promise<void>((resolve) => {
-    req = http.get(api.url + pathAndQuery, { headers }, (res) => {
-      resolveStatus(res.statusCode ?? 0);
-      let buf = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buf += chunk;
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line.trim()) events.push(JSON.parse(line));
-        }
-      });
-      res.on("end", () => resolve());
-      res.on("close", () => resolve());
-      res.on("error", () => resolve());
-    });
-    req.on("error", () => resolve());
-  });
-  return { status, events, ended, close: () => req.destroy() };
-}
+/** Open a watch stream on this test's API server. */
+const openWatch = (pathAndQuery: string, headers: Record<string, string> = {}): Stream => openStream(api.url, pathAndQuery, headers);
 
 const names = (items: { metadata: { name: string } }[]) => items.map((o) => o.metadata.name).sort();
 

@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- watch events are JSON read off the wire */
+import http from "node:http";
 import { Store, type KubeObject } from "../store";
 
 /** A small demo Store for the Kubernetes API tests: 2 nodes, 3 pods, 2 service monitors, 1 pod monitor. */
@@ -50,4 +52,41 @@ export function demoStore(): Store {
   store.upsert("servicemonitors", monitor("ServiceMonitor", "observability", "collector-smon"));
   store.upsert("podmonitors", monitor("PodMonitor", "shop", "checkout-pmon"));
   return store;
+}
+
+/** A watch stream being read: its status, the events so far, its end. */
+export interface Stream {
+  status: Promise<number>;
+  events: any[];
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** Open a watch stream on `baseUrl` and collect its newline-delimited events. */
+export function openWatch(baseUrl: string, pathAndQuery: string, headers: Record<string, string> = {}): Stream {
+  const events: any[] = [];
+  let req!: http.ClientRequest;
+  let resolveStatus!: (n: number) => void;
+  const status = new Promise<number>((r) => (resolveStatus = r));
+  const ended = new Promise<void>((resolve) => {
+    req = http.get(baseUrl + pathAndQuery, { headers }, (res) => {
+      resolveStatus(res.statusCode ?? 0);
+      let buf = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line.trim()) events.push(JSON.parse(line));
+        }
+      });
+      res.on("end", () => resolve());
+      res.on("close", () => resolve());
+      res.on("error", () => resolve());
+    });
+    req.on("error", () => resolve());
+  });
+  return { status, events, ended, close: () => req.destroy() };
 }
