@@ -12,7 +12,8 @@ import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { NextRequest } from "next/server";
 import { compilePolicy } from "@/lib/auth/decide";
-import { guard, resetSecurityPolicy, type SecurityPolicy } from "@/server/auth";
+import { guard } from "@/server/auth";
+import { resetSecurityPolicy, type SecurityPolicy } from "@/server/access";
 import { installPeerStamping } from "@/server/security/peer";
 
 const GOOD = "good-token-0123456789abcdefghijklmnopqrstuvwxyz";

@@ -9,7 +9,9 @@
  * own, from <distDir>/required-server-files.json (as the standalone server.js has it), so the base path and the rest are
  * exactly what was built.
  *
- * With `lease`, it also serves the replicas' peer path (/internal/peer/v1/, server/lease/peer-server.ts) before Next.js.
+ * It serves the build's static assets from memory (server/inbound/static-assets.ts), the pushed answers
+ * (server/inbound/pushed.ts) and, with `lease`, the replicas' peer path
+ * (/internal/peer/v1/, server/lease/peer-server.ts), before Next.js.
  *
  * SIGTERM / SIGINT: the server stops accepting connections and closes idle ones; server/boot.ts (run by Next.js'
  * instrumentation) stops the pollers, flushes the history and exits.
@@ -24,6 +26,8 @@ import { isExempt } from "@/lib/auth/paths";
 import { clientOf } from "@/lib/inbound/clients";
 import { routePath } from "@/lib/inbound/gate";
 import { preflight } from "@/server/inbound/preflight";
+import { servePushed } from "@/server/inbound/pushed";
+import { loadStaticAssets } from "@/server/inbound/static-assets";
 import { createInboundServer } from "@/server/inbound/server";
 import { isPeerPath, peerRequest, peerRuntimeNow, refusePeer, servePeer } from "@/server/lease/peer-server";
 
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
   await app.prepare(); // runs instrumentation.ts: the runtime starts (configuration, pollers, demo cluster)
   const handle = app.getRequestHandler();
   const basePath = conf.basePath ?? "";
+  const assets = await loadStaticAssets(path.join(dir, distDir, "static"), basePath);
   const auth = config ? compilePolicy(config.auth) : null;
   // The failure limit of token mode lives with the auth check (server/auth.ts, inside Next.js' bundles); both sides find
   // the one table under this global key. An address it locks out is refused here, before Next.js.
@@ -89,7 +94,8 @@ async function main(): Promise<void> {
       return runtime ? (q, r) => servePeer(runtime, q, r) : null;
     },
     handler: async (req, res) => {
-      if (!isPeerPath(req.url)) return handle(req, res);
+      if (assets.serve(req, res)) return;
+      if (!isPeerPath(req.url)) return (await servePushed(req, res, basePath)) ? undefined : handle(req, res);
       const verdict = await peerRequest(req);
       if (verdict === "pass") return handle(req, res);
       return verdict === "refuse" ? refusePeer(res) : servePeer(verdict.serve, req, res);

@@ -13,15 +13,7 @@ import type http from "node:http";
 import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
 import type { Runtime } from "@/server/runtime";
 import { PEER_PREFIX, peerAuthorized } from "@/server/lease/peer";
-
-const RUNTIME = Symbol.for("allocation-lens.runtime");
-
-function runtimeNow(): Promise<Runtime> | undefined {
-  return (globalThis as { [RUNTIME]?: Promise<Runtime> })[RUNTIME];
-}
-
-/** the runtime once it has settled, for the synchronous check before the per-client limits */
-let settled: Runtime | null = null;
+import { runtimeIfSettled, settledRuntime } from "@/server/inbound/runtime-now";
 
 export function isPeerPath(url: string | undefined): boolean {
   return (url ?? "").startsWith(PEER_PREFIX);
@@ -51,7 +43,7 @@ function authorizedFor(runtime: Runtime | null, req: http.IncomingMessage): Runt
  * pass it on to Next.js like any other path when `lease` is off (there is no peer path then).
  */
 export async function peerRequest(req: http.IncomingMessage): Promise<{ serve: Runtime } | "refuse" | "pass"> {
-  settled ??= (await runtimeNow()?.catch(() => null)) ?? null;
+  const settled = await settledRuntime();
   if (!settled?.lease) return "pass";
   const runtime = authorizedFor(settled, req);
   return runtime ? { serve: runtime } : "refuse";
@@ -60,8 +52,7 @@ export async function peerRequest(req: http.IncomingMessage): Promise<{ serve: R
 /** The same check, synchronous (null until the runtime has settled: the request then goes the usual way, peerRuntime). */
 export function peerRuntimeNow(req: http.IncomingMessage): Runtime | null {
   if (!isPeerPath(req.url)) return null;
-  if (!settled) void runtimeNow()?.then((r) => (settled ??= r), () => undefined);
-  return authorizedFor(settled, req);
+  return authorizedFor(runtimeIfSettled(), req);
 }
 
 /** Serves one authenticated peer request. */

@@ -19,12 +19,9 @@ import { ApiError, queryParams } from "@/server/api-error";
 import { churnAnswer, flappingFor } from "@/server/history/churn-service";
 import { historyFor } from "@/server/history/registry";
 
-import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
+import { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
 
-export { ANSWER_ROUTES, type AnswerRoute };
-
-/** Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for. */
-export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];
+export { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerRoute };
 
 export interface AnswerQuestion {
   route: AnswerRoute;

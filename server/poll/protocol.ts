@@ -11,6 +11,13 @@ import type { AnswerQuestion } from "@/server/poll/answers";
 export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
 export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
 
+/**
+ * Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for.
+ * The server entry serves them itself, before Next.js (server/inbound/pushed.ts).
+ */
+export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];
+export type PushedRoute = (typeof PUSHED_ROUTES)[number];
+
 /** A snapshot without its analysis: what the serving thread keeps of each poll (readiness, waits, tests). */
 export type SnapshotMeta = Omit<Snapshot, "analysis"> & {
   /** polls finished so far */
