@@ -201,6 +201,46 @@ describe("scanJobTargets", () => {
     );
   });
 
+  it("reads the items of one job, which share their label keys, as the general path does, whole and corrupted", () => {
+    // one key list per answer, as a real TA's job gives; each item may drop, change or lengthen a key, or cut the list
+    const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom("drop", "change", "lengthen", "shorten", "cut"), key: labelKey });
+    const jobItem = fc.record({ address: fc.constantFrom("10.0.0.1:9100", "10.0.0.2:9100"), values: fc.array(labelValue, { minLength: 8, maxLength: 8 }), edits: fc.array(edit, { maxLength: 2 }) });
+    const jobAnswer = fc.record({
+      keys: fc.array(labelKey, { minLength: 1, maxLength: 8 }),
+      items: fc.array(jobItem, { minLength: 2, maxLength: 6 }),
+      go: fc.boolean(),
+      mutation: fc.option(fc.record({ at: fc.nat(), byte: fc.constantFrom(...Buffer.from('"\\{}[],:a\n')) }), { nil: undefined }),
+    });
+    let answered = 0;
+    fc.assert(
+      fc.property(jobAnswer, cuts, ({ keys, items, go, mutation }, at) => {
+        const entries: Entry[] = [
+          {
+            name: "agent-a",
+            items: items.map((it) => {
+              let ks = [...keys];
+              for (const e of it.edits) {
+                const i = e.at % ks.length;
+                if (e.kind === "drop") ks.splice(i, 1);
+                else if (e.kind === "change") ks[i] = e.key;
+                else if (e.kind === "lengthen") ks[i] = `${ks[i]}x`;
+                else if (e.kind === "shorten") ks[i] = ks[i].slice(0, -1);
+                else ks = ks.slice(0, i);
+                if (!ks.length) break;
+              }
+              return { address: it.address, labels: ks.map((k, i) => [k, it.values[i % it.values.length]] as [string, string]) };
+            }),
+          },
+        ];
+        const bytes = Buffer.from(serialise(entries, "/p?c=", go));
+        if (mutation) bytes[mutation.at % bytes.length] = mutation.byte;
+        if (agrees(bytes, [], at)) answered++;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(answered).toBeGreaterThan(1000);
+  });
+
   it("carries a collector list from answer to answer as a poll does, answering as the general path would", () => {
     const names = fc.uniqueArray(fc.stringMatching(/^agent-[a-z0-9]{1,3}$/), { minLength: 1, maxLength: 6 });
     const job = (pool: string[]) =>

@@ -230,6 +230,8 @@ export class JobTargetsScanner {
   private unit = Unit.Open;
   private readonly collectors: string[] = [];
   private readonly targets: AssignedTarget[] = [];
+  /** the label keys of the items read so far, by position (items of one job carry the same keys in the same order) */
+  private readonly keys: LabelKey[] = [];
   /** names so far are previous[0..collectors.length) */
   private following: boolean;
   private readonly templates: Templates | null;
@@ -378,7 +380,7 @@ export class JobTargetsScanner {
         }
         case Unit.Item: {
           const before = this.targets.length;
-          next = scanItem(buf, dv, p, this.name, this.targets);
+          next = scanItem(buf, dv, p, this.name, this.targets, this.keys);
           const c = next < 0 ? -1 : byteAt(buf, next);
           if (c < 0) {
             this.targets.length = before; // the item is read again, whole, with more bytes
@@ -499,10 +501,26 @@ export function scanJobTargets(buf: Uint8Array, previous: readonly string[] = []
 }
 
 /**
+ * A label key seen at some position of an earlier item, with the bytes around it: `<key>":"` (its closing quote, the
+ * colon, the value's opening quote). Its bytes were read by stringEnd and hold no escape: the same bytes at the same place
+ * of a later item are that key, checked by one word-wise comparison instead of a string scan.
+ */
+interface LabelKey {
+  bytes: DataView;
+  /** the key's length in bytes */
+  length: number;
+  /** the name it is kept under, when it is one of KEPT_LABELS */
+  keep: string | undefined;
+}
+
+const KEY_TAIL = [QUOTE, COLON, QUOTE];
+
+/**
  * One item at `p`: `{"targets":["<address>"],"labels":{...}}`. Appends its target and returns the index after it, or -1.
  * Label values are decoded only for the node's labels; a repeated label counts with its last value, as in JSON.parse.
+ * `keys` remembers the label keys by position, across the items of one answer.
  */
-function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, into: AssignedTarget[]): number {
+function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, into: AssignedTarget[], keys: LabelKey[]): number {
   if (!at(dv, p, ITEM_START)) return -1;
   p += ITEM_START.byteLength;
   if (byteAt(buf, p) !== QUOTE) return -1;
@@ -516,24 +534,35 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
 
   let kept: Record<string, string> | null = null;
   if (byteAt(buf, p) !== CLOSE_CURLY) {
-    for (;;) {
+    for (let i = 0; ; i++) {
       // "key"
       if (byteAt(buf, p) !== QUOTE) return -1;
-      const keyEnd = stringEnd(dv, p + 1);
-      if (keyEnd < 0) return -1;
+      const known = keys[i];
       let keep: string | undefined;
-      if (escaped) {
-        const key = decodeString(buf, p, keyEnd, true);
-        if (key === undefined) return -1;
-        keep = KEPT_LABELS.find((l) => l.name === key)?.name;
+      if (known && p + 1 + known.bytes.byteLength <= buf.length && same(known.bytes, 0, dv, p + 1, known.bytes.byteLength)) {
+        // `<key>":"`: to the value's opening quote
+        keep = known.keep;
+        p += known.length + 3;
       } else {
-        const length = keyEnd - p - 1;
-        if (length >= MIN_KEPT && length <= MAX_KEPT) for (const l of KEPT_LABELS) if (l.bytes.byteLength === length && at(dv, p + 1, l.bytes)) keep = l.name;
+        const keyEnd = stringEnd(dv, p + 1);
+        if (keyEnd < 0) return -1;
+        if (escaped) {
+          const key = decodeString(buf, p, keyEnd, true);
+          if (key === undefined) return -1;
+          keep = KEPT_LABELS.find((l) => l.name === key)?.name;
+        } else {
+          const length = keyEnd - p - 1;
+          if (length >= MIN_KEPT && length <= MAX_KEPT) for (const l of KEPT_LABELS) if (l.bytes.byteLength === length && at(dv, p + 1, l.bytes)) keep = l.name;
+          const bytes = new Uint8Array(length + KEY_TAIL.length);
+          bytes.set(buf.subarray(p + 1, keyEnd));
+          bytes.set(KEY_TAIL, length);
+          keys[i] = { bytes: view(bytes), length, keep };
+        }
+        p = keyEnd + 1;
+        // :"value"
+        if (byteAt(buf, p) !== COLON || byteAt(buf, p + 1) !== QUOTE) return -1;
+        p += 1;
       }
-      p = keyEnd + 1;
-      // :"value"
-      if (byteAt(buf, p) !== COLON || byteAt(buf, p + 1) !== QUOTE) return -1;
-      p += 1;
       const valueEnd = stringEnd(dv, p + 1);
       if (valueEnd < 0) return -1;
       if (keep !== undefined || escaped) {
