@@ -1,25 +1,23 @@
 "use client";
 import { startTransition, useDeferredValue, useEffect, useMemo, useRef, useState, type FocusEvent, type KeyboardEvent, type MouseEvent, type PointerEvent } from "react";
 import type { NodeRow } from "@/lib/analysis/types";
-import { densityFor, mapHeightEstimate, toTile, zoneSignature, type FilteredZone } from "@/lib/views/node-map";
-import { Skeleton } from "@/components/ui/Panel";
+import { densityFor, toTile, zoneSignature, type FilteredZone } from "@/lib/views/node-map";
 import { NodeTooltip, type TooltipAnchor } from "./NodeTooltip";
 import { ZoneGrid } from "./ZoneGrid";
 import styles from "./NodeMap.module.css";
 
 interface Props {
+  /** the zones' nodes as filtered: filtering a large map down to a few nodes turns them into captioned cards */
   zones: FilteredZone[];
-  /** nodes shown: filtering a large map down to a few nodes turns them into captioned cards */
-  shown: number;
   suffix: string;
   selected: string | null;
   onSelect: (name: string) => void;
 }
 
-const NO_ZONES: FilteredZone[] = [];
 /**
  * A map larger than this paints in two passes on its first load: the first rows of every zone (about this many tiles in
- * all, more than a screen holds), then the rest in a background transition. Each zone keeps its full height meanwhile.
+ * all, more than a screen holds) with the rest of the page, then the rest in a background transition. Each zone keeps its
+ * full height meanwhile.
  */
 export const FIRST_PASS_TILES = 1200;
 
@@ -43,20 +41,22 @@ function move(current: HTMLElement, key: string): HTMLElement | null {
  * Every node a tile, grouped by zone. Hover, focus, click and keys are handled here once (event delegation over the
  * zone grids' data attributes), and the one tooltip is the only thing that re-renders on hover.
  */
-export function NodeMap({ zones: latest, shown, suffix, selected, onSelect }: Props) {
+export function NodeMap({ zones: latest, suffix, selected, onSelect }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [anchor, setAnchor] = useState<TooltipAnchor | null>(null);
-  // Thousands of tiles render in a background transition: the rest of the page paints first and typing in the search
-  // box stays responsive; the first render holds a placeholder of about the map's height.
-  const zones = useDeferredValue(latest, NO_ZONES);
-  const count = zones === NO_ZONES ? shown : zones.reduce((k, z) => k + z.nodes.length, 0);
+  // A change of filters re-renders thousands of tiles in a background transition, so typing in the search box stays
+  // responsive. The first render is not deferred: a deferred first render (a placeholder, then the tiles) was restarted
+  // by every other update of the page while it loads (the cluster list, the URL state), and the map painted up to a
+  // second after its data had arrived. It paints the first pass instead, with the page.
+  const zones = useDeferredValue(latest);
+  const count = zones.reduce((k, z) => k + z.nodes.length, 0);
   const density = densityFor(count);
   // the first pass of a large map's first load; once the whole map has rendered, every later render is whole
   const [firstPass, setFirstPass] = useState(true);
-  const partial = firstPass && zones !== NO_ZONES && count > FIRST_PASS_TILES;
+  const partial = firstPass && count > FIRST_PASS_TILES;
   useEffect(() => {
-    if (firstPass && zones !== NO_ZONES) startTransition(() => setFirstPass(false));
-  }, [firstPass, zones]);
+    if (firstPass) startTransition(() => setFirstPass(false));
+  }, [firstPass]);
   const grids = useMemo(
     () =>
       zones.map((z) => {
@@ -112,7 +112,6 @@ export function NodeMap({ zones: latest, shown, suffix, selected, onSelect }: Pr
   const hovered = anchor ? byName.get(anchor.name) : undefined;
   return (
     <div ref={box} className={styles.map} onPointerOver={onPointerOver} onPointerLeave={hide} onFocus={onFocus} onBlur={hide} onClick={onClick} onKeyDown={onKeyDown}>
-      {zones === NO_ZONES && latest.length ? <Skeleton height={mapHeightEstimate(latest, density)} /> : null}
       {grids.map((g) => (
         <ZoneGrid key={g.zone} zone={g.zone} total={g.total} shown={g.shown} tiles={g.tiles} signature={g.signature} density={density} selected={selected && g.names.has(selected) ? selected : null} />
       ))}

@@ -88,7 +88,7 @@ function NodesBody({ data, status, embed, flowHeight }: { data: NodesData; statu
                 emptyState={<EmptyState title="No nodes" hint="Kubernetes lists no node in this cluster." />}
                 filteredState={<FilteredOut title="No node matches these filters" hidden={map.hidden} noun="node" onClear={url.clearFilters} />}
               >
-                <NodeMap zones={map.zones} shown={map.shown} suffix={suffix} selected={url.node} onSelect={url.openNode} />
+                <NodeMap zones={map.zones} suffix={suffix} selected={url.node} onSelect={url.openNode} />
                 {embed ? null : <Marks />}
               </ListState>
             </Panel>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyClassCounts, type NodeRow } from "@/lib/analysis/types";
 import type { NodesView } from "@/lib/views/nodes";
-import { commonSuffix, crossNodeRows, densityFor, mapHeightEstimate, filterNodeMap, isFiltered, shortName, tileLabel, toTile, zoneSignature } from "./node-map";
+import { commonSuffix, crossNodeRows, densityFor, filterNodeMap, isFiltered, shortName, tileLabel, toTile, zoneSignature } from "./node-map";
 
 const node = (name: string, over: Partial<NodeRow> = {}): NodeRow => ({
   name,
@@ -85,7 +85,6 @@ describe("tiles", () => {
     expect(densityFor(12)).toBe("cards");
     expect(densityFor(300)).toBe("tiles");
     expect(densityFor(5000)).toBe("dense");
-    expect(mapHeightEstimate([{ nodes: new Array(1667) }, { nodes: new Array(1666) }], "dense")).toBe(2 * (34 + 28 * 12));
   });
 });
 

@@ -156,13 +156,6 @@ export function densityFor(nodes: number): Density {
   return "dense";
 }
 
-const PER_ROW: Record<Density, number> = { cards: 4, tiles: 40, dense: 60 };
-const ROW_PX: Record<Density, number> = { cards: 60, tiles: 19, dense: 12 };
-
-/** Roughly how tall the map will be (at about 1280 px wide), to hold its place while the tiles render. */
-export const mapHeightEstimate = (zones: readonly { nodes: readonly unknown[] }[], d: Density): number =>
-  zones.reduce((h, z) => h + 34 + Math.ceil(z.nodes.length / PER_ROW[d]) * ROW_PX[d], 0);
-
 export interface CrossNodeRow extends Flow {
   key: string;
   fromZone: string | null;
