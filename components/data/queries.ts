@@ -13,6 +13,7 @@ import type { OwnershipView } from "@/lib/views/monitors";
 import type { LostView } from "@/lib/views/lost";
 import type { TargetPage } from "@/lib/views/targets";
 import type { Freshness } from "@/lib/views/summary";
+import { apiPath } from "@/lib/api/paths";
 
 export interface ClustersView {
   demo: boolean;
@@ -43,12 +44,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   return body as T;
 }
 
-export function apiPath(path: string, params: Record<string, string | number | undefined | null>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
-  const s = q.toString();
-  return s ? `${path}?${s}` : path;
-}
+export { apiPath };
 
 export const queryKeys = {
   all: ["al"] as const,

@@ -6,12 +6,12 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRef, useState, type ReactNode } from "react";
 import type { TargetRow } from "@/lib/analysis/types";
-import { pagesFor, pagesToFetch, rowAt, samePages, targetKey, type TargetParams, type TargetSort } from "@/lib/views/target-window";
+import { pagesFor, pagesToFetch, rowAt, samePages, TARGET_PAGE_SIZE, targetKey, type TargetParams, type TargetSort } from "@/lib/views/target-window";
 import { useTargetPages } from "@/components/data/target-queries";
 import { PlaceholderRow, TargetRowView, type RowLinks } from "@/components/targets/TargetRowView";
 import styles from "./targets.module.css";
 
-export const PAGE_SIZE = 100;
+export const PAGE_SIZE = TARGET_PAGE_SIZE;
 const ROW_H = 46;
 const HEAD_H = 34;
 

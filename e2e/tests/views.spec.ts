@@ -78,3 +78,23 @@ test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes AP
   await panel.scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SCREENSHOTS, "diagnostics-discovered-1280x800.png"), fullPage: true });
 });
+
+test("the node map's and the targets listing's first data come from the HTML's preload: one request each", async ({ page }) => {
+  for (const [view, api, ready] of [
+    ["/nodes", "/api/v1/nodes?cluster=legacy", "[data-node]"],
+    ["/targets", "/api/v1/targets?offset=0&limit=100&cluster=legacy", "[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex='1'])"],
+  ] as const) {
+    const asked: string[] = [];
+    const listener = (r: import("@playwright/test").Request) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith("/api/v1/nodes") || u.pathname.startsWith("/api/v1/targets")) asked.push(`${u.pathname}${u.search}`);
+    };
+    page.on("request", listener);
+    await page.goto(`${view}?cluster=legacy`);
+    await expect(page.locator(ready).first()).toBeVisible();
+    page.off("request", listener);
+    // the head asks for it, and the client's fetch takes that answer: a preload of another URL would make two requests
+    await expect(page.locator(`link[rel=preload][href="${api}"]`)).toHaveCount(1);
+    expect(asked, view).toEqual([api]);
+  }
+});

@@ -5,6 +5,9 @@
 import type { Role, TargetClass } from "@/lib/model";
 import type { TargetRow } from "@/lib/analysis/types";
 
+/** Rows per page of the Targets view's listing (the first page is preloaded by app/targets/page.tsx). */
+export const TARGET_PAGE_SIZE = 100;
+
 export const TARGET_SORTS = ["address", "job", "node", "collector", "class"] as const;
 export type TargetSort = (typeof TARGET_SORTS)[number];
 
