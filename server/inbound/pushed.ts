@@ -7,9 +7,10 @@
  * loop) for every client that takes gzip.
  *
  * The answer is the same as Next.js' route would give: the same access decision, refusal and security headers
- * (server/inbound/early.ts), the same bytes. Whatever
- * this module is unsure of goes on to Next.js untouched: another method or spelling of the path, other query parameters,
- * an unknown cluster, a cluster before its first poll, a broken configuration, an answer that fails.
+ * (server/inbound/early.ts), the same bytes. Whatever this module is unsure of goes on to Next.js untouched: another
+ * method or spelling of the path, other query parameters, an unknown cluster, a cluster before its first poll, a broken
+ * configuration, an answer that fails. (A replica that does not hold the cluster's Lease marks the holder's last answer
+ * stale in a new body per request while the holder is unreachable: such bodies are gzipped per request.)
  */
 import type http from "node:http";
 import { promisify } from "node:util";
