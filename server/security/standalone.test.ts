@@ -239,6 +239,15 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
     expect(page.headers["referrer-policy"]).toBe("no-referrer");
     expect(page.headers["x-frame-options"]).toBeUndefined();
+    // the static files, served by the server entry before Next.js: the token as everywhere, and the security headers
+    const chunk = /\/_next\/static\/chunks\/[^"]+\.js/.exec(page.body)?.[0];
+    expect(chunk).toBeTruthy();
+    expect((await get(server.port, chunk!)).status).toBe(401);
+    const served = await get(server.port, chunk!, auth);
+    expect(served.status).toBe(200);
+    expect(served.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(served.headers["x-content-type-options"]).toBe("nosniff");
+    expect(String(served.headers["content-security-policy"])).toContain("frame-ancestors 'self' https://portal.example.com");
     // two requests, two nonces
     const again = await get(server.port, "/nodes", auth);
     expect(String(again.headers["content-security-policy"])).not.toContain(nonce!);
@@ -344,8 +353,13 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     fs.writeFileSync(file, YAML.stringify(config), { mode: 0o644 });
     const s = startServer({ ALLOCATION_LENS_CONFIG: file }, await freePort(), appDir(work, "home4"));
     try {
-      await eventually(() => get(s.port, "/api/healthz"), (r) => r.status === 200, 60_000, "healthz", s);
+      // polled once: the pushed answers are then served by the server entry itself, before Next.js, as are static files
+      await eventually(() => get(s.port, "/api/readyz"), (r) => r.status === 200, 60_000, "readyz", s);
       const user = { "X-Auth-Request-User": "alice" };
+      const page = await get(s.port, "/", user, "127.0.0.2");
+      const script = /\/_next\/static\/chunks\/[^"]+\.js/.exec(page.body)?.[0];
+      expect(script).toBeTruthy();
+      for (const p of ["/api/v1/summary", script!]) expect((await get(s.port, p, user, "127.0.0.2")).status, p).toBe(200);
       // through the proxy (peer 127.0.0.2)
       expect((await get(s.port, "/api/v1/clusters", user, "127.0.0.2")).status).toBe(200);
       const anonymous = await get(s.port, "/api/v1/clusters", {}, "127.0.0.2");
@@ -353,7 +367,7 @@ describe("standalone server (the container image's entry point)", { timeout: 120
       expect(JSON.parse(anonymous.body).error.message).toContain("X-Auth-Request-User");
       // straight to the pod (peer 127.0.0.1), forging what a proxy would say
       const forged = { ...user, "X-Forwarded-For": "127.0.0.2", "X-Real-IP": "127.0.0.2", "X-Allocation-Lens-Peer": "x 127.0.0.2" };
-      for (const p of ["/api/v1/clusters", "/metrics", "/"]) {
+      for (const p of ["/api/v1/clusters", "/metrics", "/", "/api/v1/summary", "/api/v1/nodes", script!]) {
         const r = await get(s.port, p, forged, "127.0.0.1");
         expect(r.status, p).toBe(403);
         expect(JSON.parse(r.body).error.code).toBe("untrusted_peer");
