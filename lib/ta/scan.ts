@@ -507,8 +507,6 @@ export function scanJobTargets(buf: Uint8Array, previous: readonly string[] = []
  */
 interface LabelKey {
   bytes: DataView;
-  /** the key's length in bytes */
-  length: number;
   /** the name it is kept under, when it is one of KEPT_LABELS */
   keep: string | undefined;
 }
@@ -540,9 +538,9 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
       const known = keys[i];
       let keep: string | undefined;
       if (known && p + 1 + known.bytes.byteLength <= buf.length && same(known.bytes, 0, dv, p + 1, known.bytes.byteLength)) {
-        // `<key>":"`: to the value's opening quote
+        // `<key>":"`: p moves to the value's opening quote, the last of those bytes
         keep = known.keep;
-        p += known.length + 3;
+        p += known.bytes.byteLength;
       } else {
         const keyEnd = stringEnd(dv, p + 1);
         if (keyEnd < 0) return -1;
@@ -556,7 +554,7 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
           const bytes = new Uint8Array(length + KEY_TAIL.length);
           bytes.set(buf.subarray(p + 1, keyEnd));
           bytes.set(KEY_TAIL, length);
-          keys[i] = { bytes: view(bytes), length, keep };
+          keys[i] = { bytes: view(bytes), keep };
         }
         p = keyEnd + 1;
         // :"value"

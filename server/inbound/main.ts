@@ -25,6 +25,7 @@ import { clientKey, type FailureLimiter } from "@/lib/auth/failures";
 import { isExempt } from "@/lib/auth/paths";
 import { clientOf } from "@/lib/inbound/clients";
 import { routePath } from "@/lib/inbound/gate";
+import { headerOf } from "@/server/inbound/early";
 import { preflight } from "@/server/inbound/preflight";
 import { servePushed } from "@/server/inbound/pushed";
 import { loadStaticAssets } from "@/server/inbound/static-assets";
@@ -71,17 +72,14 @@ async function main(): Promise<void> {
   const basePath = conf.basePath ?? "";
   const assets = await loadStaticAssets(path.join(dir, distDir, "static"), basePath);
   const auth = config ? compilePolicy(config.auth) : null;
-  // The failure limit of token mode lives with the auth check (server/auth.ts, inside Next.js' bundles); both sides find
+  // The failure limit of token mode lives with the access decision (server/access.ts, in Next.js' bundles and in this
+  // entry's own answers); every side finds
   // the one table under this global key. An address it locks out is refused here, before Next.js.
   const failures = () => (globalThis as { [k: symbol]: FailureLimiter | undefined })[Symbol.for("allocation-lens.auth-failures")];
-  const header = (req: import("node:http").IncomingMessage) => (name: string) => {
-    const v = req.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
   const server = createInboundServer({
     limits,
     gate: { demo, basePath },
-    clients: { of: (req) => clientOf(req.socket.remoteAddress, header(req), auth), maxInFlight: limits.maxRequestsPerClient, perSecond: limits.requestsPerSecondPerClient, burst: limits.requestBurstPerClient },
+    clients: { of: (req) => clientOf(req.socket.remoteAddress, (name) => headerOf(req, name) ?? undefined, auth), maxInFlight: limits.maxRequestsPerClient, perSecond: limits.requestsPerSecondPerClient, burst: limits.requestBurstPerClient },
     lockout: (req) => {
       if (auth?.mode !== "token") return 0;
       const path = routePath(req.url ?? "/", basePath);

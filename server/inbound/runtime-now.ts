@@ -9,7 +9,7 @@ const RUNTIME = Symbol.for("allocation-lens.runtime");
 let settled: Runtime | null = null;
 
 /** The runtime's promise, or undefined before instrumentation has started it. */
-export function runtimePromise(): Promise<Runtime> | undefined {
+function runtimePromise(): Promise<Runtime> | undefined {
   return (globalThis as { [RUNTIME]?: Promise<Runtime> })[RUNTIME];
 }
 

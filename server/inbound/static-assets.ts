@@ -84,9 +84,10 @@ export async function loadStaticAssets(dir: string, basePath: string): Promise<S
       if (req.method !== "GET" || req.headers.range) return false;
       const url = req.url ?? "";
       const q = url.indexOf("?");
-      const asset = assets.get(q < 0 ? url : url.slice(0, q));
+      const pathname = q < 0 ? url : url.slice(0, q);
+      const asset = assets.get(pathname);
       if (!asset) return false;
-      const admitted = admit(req, res, (q < 0 ? url : url.slice(0, q)).slice(basePath.length));
+      const admitted = admit(req, res, pathname.slice(basePath.length));
       if (admitted === "next") return false;
       if (admitted === "refused") return true;
       const headers = { ...admitted, "Cache-Control": "public, max-age=31536000, immutable", ETag: asset.etag, "Last-Modified": asset.lastModified, "Content-Type": asset.type, Vary: "Accept-Encoding" };

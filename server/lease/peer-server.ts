@@ -13,6 +13,7 @@ import type http from "node:http";
 import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
 import type { Runtime } from "@/server/runtime";
 import { PEER_PREFIX, peerAuthorized } from "@/server/lease/peer";
+import { send as sendBody } from "@/server/inbound/early";
 import { runtimeIfSettled, settledRuntime } from "@/server/inbound/runtime-now";
 
 export function isPeerPath(url: string | undefined): boolean {
@@ -20,14 +21,7 @@ export function isPeerPath(url: string | undefined): boolean {
 }
 
 function send(res: http.ServerResponse, status: number, body: Uint8Array | string, kind: "answer" | "meta" | "refusal"): void {
-  res.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": typeof body === "string" ? Buffer.byteLength(body) : body.byteLength,
-    "Cache-Control": "no-store",
-    "X-Allocation-Lens-Peer": kind,
-    "X-Content-Type-Options": "nosniff",
-  });
-  res.end(body);
+  sendBody(res, status, { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Allocation-Lens-Peer": kind, "X-Content-Type-Options": "nosniff" }, body);
 }
 
 const refuse = (res: http.ServerResponse, status: number, code: string, message: string) => send(res, status, JSON.stringify({ error: { code, message } }), "refusal");
