@@ -106,6 +106,20 @@ describe("parseConfig", () => {
     expect(!demo.ok && demo.errors.join("\n")).toContain("demo.controlTokenFile");
   });
 
+  it("sizes the poll worker's heap: 1 GiB unless set, at least 128 MiB, a whole number", () => {
+    const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
+    const dflt = parseConfig(base);
+    expect(dflt.ok && dflt.config.pollWorker).toEqual({ maxHeapMiB: 1024 });
+    const set = parseConfig({ ...base, pollWorker: { maxHeapMiB: 3072 } });
+    expect(set.ok && set.config.pollWorker.maxHeapMiB).toBe(3072);
+    const small = parseConfig({ ...base, pollWorker: { maxHeapMiB: 64 } });
+    expect(!small.ok && small.errors.join("\n")).toContain("pollWorker.maxHeapMiB: at least 128 MiB");
+    const frac = parseConfig({ ...base, pollWorker: { maxHeapMiB: 512.5 } });
+    expect(!frac.ok && frac.errors.join("\n")).toContain("pollWorker.maxHeapMiB: expected a whole number of MiB");
+    const other = parseConfig({ ...base, pollWorker: { maxHeap: 512 } });
+    expect(!other.ok && other.errors.join("\n")).toContain("pollWorker");
+  });
+
   it("validates auth and embed: modes, proxy addresses, token file, exempt paths, frame-ancestors", () => {
     const base = { clusters: [{ name: "prod", targetAllocators: { "per-node": ta } }] };
     const ok = parseConfig({

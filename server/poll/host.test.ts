@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isMainThread } from "node:worker_threads";
 import { loadConfigFile } from "@/server/config";
-import { PollHost } from "@/server/poll/host";
+import { PollHost, POLL_WORKER_YOUNG_MIB, workerFailure, workerHeapLimits } from "@/server/poll/host";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 import { until } from "@allocation-lens/test-support/wait";
 
@@ -42,6 +42,24 @@ describe("PollHost", () => {
     expect(meta.pollCpuMs).toBeLessThan(meta.pollMs + 1000);
     // and at a lower scheduling priority than this thread, which serves HTTP
     expect(host.priority).toBe("nice 10");
+  });
+
+  it("gives the worker the heap of pollWorker.maxHeapMiB, not V8's default of 4 GiB", async () => {
+    const text = await host.metricsText();
+    const limit = Number(/^allocation_lens_poll_worker_heap_bytes\{kind="limit"\} (\S+)$/m.exec(text)?.[1]);
+    const mib = limit / 2 ** 20;
+    // V8's limit is the old generation plus the young one's semi-space reserve: a little over what was asked
+    expect(mib).toBeGreaterThanOrEqual(1024 - POLL_WORKER_YOUNG_MIB);
+    expect(mib).toBeLessThan(1024 + 32);
+  });
+
+  it("names pollWorker.maxHeapMiB when the worker ran out of heap", () => {
+    const oom = Object.assign(new Error("Worker terminated due to reaching memory limit: JS heap out of memory"), { code: "ERR_WORKER_OUT_OF_MEMORY" });
+    expect(workerFailure(oom, { maxHeapMiB: 512 })).toBe(
+      "allocation-lens: the poll worker ran out of its heap (pollWorker.maxHeapMiB: 512); raise pollWorker.maxHeapMiB in the configuration for a cluster this size",
+    );
+    expect(workerFailure(new Error("boom"), { maxHeapMiB: 512 })).toContain("poll worker failed: Error: boom");
+    expect(workerHeapLimits({ maxHeapMiB: 512 })).toEqual({ maxOldGenerationSizeMb: 512 - POLL_WORKER_YOUNG_MIB, maxYoungGenerationSizeMb: POLL_WORKER_YOUNG_MIB });
   });
 
   it("serves the pushed answers without asking the worker, and asks a question with parameters once per poll", async () => {
