@@ -60,6 +60,14 @@ export function jobTargetsPath(job: string): string {
   return `/jobs/${segment === "." || segment === ".." ? segment.replace(/\./g, "%2E") : segment}/targets`;
 }
 
+/** `s`, or the string equal to it seen first in `seen`. */
+function intern(seen: Map<string, string>, s: string): string {
+  const known = seen.get(s);
+  if (known !== undefined) return known;
+  seen.set(s, s);
+  return s;
+}
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -168,6 +176,7 @@ export class TaClient {
     context.signal?.addEventListener("abort", () => limit.clearQueue(), { once: true });
     const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
+    const nodeNames = new Map<string, string>();
     let lastNames: readonly string[] = [];
     let scanned = 0;
     const wholeAtStart = this.answersDoNotScan;
@@ -201,6 +210,9 @@ export class TaClient {
             if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
             value = extracted.value;
           }
+          // One string per node name rather than one per target: every answer decodes its targets' node labels afresh,
+          // and these are kept (last good data, the analysis' rows) until the next poll.
+          for (const t of value.targets) if (t.node !== null) t.node = intern(nodeNames, t.node);
           const names = value.collectors;
           // Every job lists the same collectors, in the same order, as a rule: then merging is a cheap comparison (the
           // names are JSON keys, interned by the parser) rather than 5,000 set insertions per job.
