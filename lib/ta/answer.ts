@@ -14,7 +14,7 @@
  *   scanner still reads them: an answer that scans is used as such (and the chunks dropped), so the TA goes back to
  *   streaming once its answers scan again (the caller decides when; server/ta/client.ts).
  */
-import { JobTargetsScanner } from "./scan";
+import { JobTargetsScanner, type KeptValues } from "./scan";
 import type { ExtractedJob } from "./extract";
 
 /** Kept bytes of an answer whose shape the scanner has not seen yet; past this, the chunks are let go. */
@@ -36,12 +36,14 @@ export class JobAnswerReader {
   /**
    * @param previous the collector list the scanner returned for the TA's last answer
    * @param keepAll keep every chunk until the end (the TA's answers were refused late before)
+   * @param kept the kept labels' values by collector, shared by the answers of one reading (lib/ta/scan.ts)
    */
   constructor(
     previous: readonly string[],
     private readonly keepAll = false,
+    kept: KeptValues | null = null,
   ) {
-    this.scanner = new JobTargetsScanner(previous);
+    this.scanner = new JobTargetsScanner(previous, kept);
   }
 
   write(chunk: Uint8Array): void {

@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { extractJobTargets, type ExtractResult } from "./extract";
-import { JobTargetsScanner, scanJobTargets } from "./scan";
+import { JobTargetsScanner, scanJobTargets, type KeptValues } from "./scan";
 
 const general = (bytes: Uint8Array): ExtractResult | null => {
   try {
@@ -268,6 +268,55 @@ describe("scanJobTargets", () => {
       ),
       { numRuns: 1500 },
     );
+  });
+});
+
+describe("kept label values shared by the answers of a reading", () => {
+  const NODE_KEYS = ["__meta_kubernetes_pod_node_name", "__meta_kubernetes_node_name", "__meta_kubernetes_endpointslice_address_target_kind", "__meta_kubernetes_endpointslice_address_target_name"];
+  // values of one length that differ in one byte, longer and shorter ones, empty, non-ASCII, and one Go escapes ("<")
+  const value = fc.constantFrom("ip-10-0-1-1", "ip-10-0-1-2", "ip-10-0-1-22", "ip-1", "", "ü-node", "Node", "Pod", "ip<10");
+  const target = fc.record({ collector: fc.constantFrom("agent-a", "agent-b", "agent-c"), labels: fc.array(fc.tuple(fc.constantFrom(...NODE_KEYS), value), { minLength: 1, maxLength: 3 }) });
+  const job = fc.record({ targets: fc.array(target, { maxLength: 5 }), go: fc.boolean() });
+
+  it("reads every answer of a reading as the general path does, whole and cut, when a collector's values repeat or change", () => {
+    fc.assert(
+      fc.property(fc.array(job, { minLength: 1, maxLength: 6 }), cuts, (jobs, at) => {
+        const whole: KeptValues = new Map();
+        const cut: KeptValues = new Map();
+        for (const j of jobs) {
+          const entries: Entry[] = ["agent-a", "agent-b", "agent-c"].map((name) => ({
+            name,
+            items: j.targets.filter((t) => t.collector === name).map((t, i) => ({ address: `10.0.0.${i}:9100`, labels: t.labels as Pairs })),
+          }));
+          const bytes = Buffer.from(serialise(entries, "/jobs/j/targets?collector_id=", j.go));
+          const slow = general(bytes);
+          expect(slow?.ok).toBe(true);
+          const fast = scanJobTargets(bytes, [], whole);
+          expect(fast?.targets).toEqual(slow?.ok && slow.value.targets);
+          const scanner = new JobTargetsScanner([], cut);
+          let from = 0;
+          for (const c of [...at, bytes.length].map((x) => Math.min(x, bytes.length)).sort((a, b) => a - b)) {
+            scanner.feed(bytes.subarray(from, c));
+            from = c;
+          }
+          expect(scanner.end()?.targets).toEqual(slow?.ok && slow.value.targets);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it("remembers each collector's last value of each kept label, never an escaped one", () => {
+    const kept: KeptValues = new Map();
+    const answer = (node: string, go = false) =>
+      Buffer.from(serialise([{ name: "agent-a", items: [{ address: "10.0.0.1:9100", labels: [["__meta_kubernetes_pod_node_name", node], ["__meta_kubernetes_namespace", "obs"]] }] }], "/p?c=", go));
+    expect(scanJobTargets(answer("ip-10-0-1-1"), [], kept)?.targets[0].node).toBe("ip-10-0-1-1");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-1");
+    expect(scanJobTargets(answer("ip-10-0-1-2"), [], kept)?.targets[0].node).toBe("ip-10-0-1-2");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-2");
+    expect(scanJobTargets(answer("ip<1", true), [], kept)?.targets[0].node).toBe("ip<1");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-2");
+    expect(kept.get("agent-a")?.has("__meta_kubernetes_namespace")).toBe(false);
   });
 });
 

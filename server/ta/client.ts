@@ -14,6 +14,7 @@ import { SourceError } from "@/lib/source-error";
 import { jobsSchema, scrapeConfigKeysSchema } from "@/lib/ta/schemas";
 import { extractJobTargets, type ExtractedJob, type JobAssignment } from "@/lib/ta/extract";
 import { JobAnswerReader } from "@/lib/ta/answer";
+import type { KeptValues } from "@/lib/ta/scan";
 import { parseTaMetrics, type TaMetrics } from "@/lib/ta/metrics";
 import { escapeJobId } from "@/lib/routing";
 import type { Role } from "@/lib/model";
@@ -58,14 +59,6 @@ export interface TaReading {
 export function jobTargetsPath(job: string): string {
   const segment = escapeJobId(job);
   return `/jobs/${segment === "." || segment === ".." ? segment.replace(/\./g, "%2E") : segment}/targets`;
-}
-
-/** `s`, or the string equal to it seen first in `seen`. */
-function intern(seen: Map<string, string>, s: string): string {
-  const known = seen.get(s);
-  if (known !== undefined) return known;
-  seen.set(s, s);
-  return s;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -176,7 +169,8 @@ export class TaClient {
     context.signal?.addEventListener("abort", () => limit.clearQueue(), { once: true });
     const jobs = new Map<string, JobAssignment>();
     const collectors = new Set<string>();
-    const nodeNames = new Map<string, string>();
+    // the node labels' values by collector, shared by this reading's answers: decoded once per node (lib/ta/scan.ts)
+    const kept: KeptValues = new Map();
     let lastNames: readonly string[] = [];
     let scanned = 0;
     const wholeAtStart = this.answersDoNotScan;
@@ -188,7 +182,7 @@ export class TaClient {
           // reader lets each chunk go once the scanner has read it and seen the TAs' shape); anything else takes the
           // general path, which also names the problem. Both give the same result (lib/ta/scan.test.ts).
           let reader: JobAnswerReader | null = null;
-          const sink = (keepAll: boolean) => () => (reader = new JobAnswerReader(this.scannedCollectors, keepAll));
+          const sink = (keepAll: boolean) => () => (reader = new JobAnswerReader(this.scannedCollectors, keepAll, kept));
           let answer = await got(path, sink(this.answersDoNotScan));
           let read = (reader as JobAnswerReader | null)?.end();
           if (read?.kind === "lost") {
@@ -210,9 +204,6 @@ export class TaClient {
             if (!extracted.ok) throw this.schemaError(path, extracted.path, extracted.message);
             value = extracted.value;
           }
-          // One string per node name rather than one per target: every answer decodes its targets' node labels afresh,
-          // and these are kept (last good data, the analysis' rows) until the next poll.
-          for (const t of value.targets) if (t.node !== null) t.node = intern(nodeNames, t.node);
           const names = value.collectors;
           // Every job lists the same collectors, in the same order, as a rule: then merging is a cheap comparison (the
           // names are JSON keys, interned by the parser) rather than 5,000 set insertions per job.
