@@ -9,6 +9,7 @@ import { loadConfigFile } from "@/server/config";
 import { PollHost, POLL_WORKER_YOUNG_MIB, workerFailure, workerHeapLimits } from "@/server/poll/host";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 import { until } from "@allocation-lens/test-support/wait";
+import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
 
 let demo: DemoCluster;
 let host: PollHost;
@@ -74,6 +75,10 @@ describe("PollHost", () => {
       expect(decode(summary.body).cluster).toBe(cluster.config.name);
       // the same question with the cluster named is the same key
       await cluster.answer({ route: "nodes", search: `?cluster=${cluster.config.name}` });
+      // the targets page's first page, as the page preloads it: pushed too, whatever the order of its parameters
+      const first = await cluster.answer({ route: "targets", search: `?limit=${TARGET_PAGE_SIZE}&offset=0&cluster=${cluster.config.name}` });
+      expect(first.status).toBe(200);
+      expect(decode(first.body)).toMatchObject({ offset: 0, limit: TARGET_PAGE_SIZE });
       expect(ask).not.toHaveBeenCalled();
 
       const before = cluster.polls;

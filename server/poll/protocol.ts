@@ -6,6 +6,7 @@
 import type { Role } from "@/lib/model";
 import type { Snapshot } from "@/lib/snapshot";
 import type { AnswerQuestion } from "@/server/poll/answers";
+import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
 
 /** The cluster routes whose answers the worker computes (server/poll/answers.ts). */
 export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
@@ -17,6 +18,14 @@ export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
  */
 export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];
 export type PushedRoute = (typeof PUSHED_ROUTES)[number];
+
+/**
+ * Also computed after every poll and sent with the pushed answers, though they have parameters: the targets page's first
+ * page in its default order, which every unfiltered visit of the page asks for first (app/targets/page.tsx preloads the
+ * same URL). Its first request after a poll would otherwise wait for the worker to sort the poll's targets (145,000 at
+ * 5,000 nodes). Served from the handle's cache (server/poll/host.ts), through Next.js.
+ */
+export const PUSHED_QUESTIONS: readonly AnswerQuestion[] = [...PUSHED_ROUTES.map((route) => ({ route, search: "" })), { route: "targets", search: `?offset=0&limit=${TARGET_PAGE_SIZE}` }];
 
 /** A snapshot without its analysis: what the serving thread keeps of each poll (readiness, waits, tests). */
 export type SnapshotMeta = Omit<Snapshot, "analysis"> & {

@@ -4,7 +4,7 @@ import "server-only";
  * configuration, runs one ClusterPoller per cluster (TA reads, Kubernetes informers, analysis), keeps the churn history
  * and the allocation_lens_* metrics, and answers the serving thread's questions (server/poll/host.ts): API answers as
  * JSON bytes, the metrics text, a snapshot for tests. After every poll it posts the poll's summary and the answers of
- * PUSHED_ROUTES, so that the serving thread has them before anyone asks. With `lease`, it polls only the clusters whose
+ * PUSHED_QUESTIONS (protocol.ts), so that the serving thread has them before anyone asks. With `lease`, it polls only the clusters whose
  * Lease this replica holds: the serving thread starts and suspends their pollers (`poll` messages, server/lease).
  *
  * Started from a bundle (`npm run build` writes <dist>/allocation-lens-poll-worker.mjs) or, in a source tree, through
@@ -18,9 +18,9 @@ import { loadConfigFile } from "@/server/config";
 import { ClusterPoller } from "@/server/poller";
 import { startHistory, stopHistory } from "@/server/history/registry";
 import { ApiError } from "@/server/api-error";
-import { computeAnswer, PUSHED_ROUTES, questionKey, type AnswerContext, type AnswerQuestion } from "@/server/poll/answers";
+import { computeAnswer, questionKey, type AnswerContext, type AnswerQuestion } from "@/server/poll/answers";
 import { WorkerMetrics } from "@/server/poll/worker-metrics";
-import type { Answer, FromWorker, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
+import { PUSHED_QUESTIONS, type Answer, type FromWorker, type SnapshotMeta, type ToWorker, type WorkerInit } from "@/server/poll/protocol";
 import type { Snapshot } from "@/lib/snapshot";
 import { threadCpuMs } from "@/lib/thread-cpu";
 
@@ -99,10 +99,7 @@ function main(): void {
       void (async () => {
         const cpu = threadCpuMs();
         const answers: Array<{ key: string; answer: Answer }> = [];
-        for (const route of PUSHED_ROUTES) {
-          const question = { route, search: "" };
-          answers.push({ key: questionKey(question), answer: await answer(name, question) });
-        }
+        for (const question of PUSHED_QUESTIONS) answers.push({ key: questionKey(question), answer: await answer(name, question) });
         const meta: SnapshotMeta = { ...withoutAnalysis(s), polls: poller.polls, taRequests: poller.taRequests(), answersCpuMs: threadCpuMs() - cpu };
         post({ t: "polled", cluster: name, meta, answers }, answers.map((a) => a.answer.body.buffer as ArrayBuffer));
       })();
