@@ -10,7 +10,7 @@
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { JobTargetsScanner, scanJobTargets } from "../lib/ta/scan.ts";
+import { JobTargetsScanner, scanJobTargets, type KeptValues } from "../lib/ta/scan.ts";
 import { extractJobTargets } from "../lib/ta/extract.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" }, baseline: { type: "string" } } });
@@ -53,6 +53,9 @@ if (values.baseline) {
   runs.push(["baseline whole-buffer scan", (previous) => base.scanJobTargets(answer, previous)]);
 }
 runs.push(["scanJobTargets (whole buffer)", (previous) => scanJobTargets(answer, previous)]);
+// a reading's answers share the kept labels' values by collector (server/ta/client.ts)
+const kept: KeptValues = new Map();
+runs.push(["whole buffer, values shared", (previous) => scanJobTargets(answer, previous, kept)]);
 for (const size of [64 * 1024, 16 * 1024, 1024]) {
   const chunks = chunked(size);
   runs.push([

@@ -311,11 +311,11 @@ describe("kept label values shared by the answers of a reading", () => {
     const answer = (node: string, go = false) =>
       Buffer.from(serialise([{ name: "agent-a", items: [{ address: "10.0.0.1:9100", labels: [["__meta_kubernetes_pod_node_name", node], ["__meta_kubernetes_namespace", "obs"]] }] }], "/p?c=", go));
     expect(scanJobTargets(answer("ip-10-0-1-1"), [], kept)?.targets[0].node).toBe("ip-10-0-1-1");
-    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-1");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")).toBe("ip-10-0-1-1");
     expect(scanJobTargets(answer("ip-10-0-1-2"), [], kept)?.targets[0].node).toBe("ip-10-0-1-2");
-    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-2");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")).toBe("ip-10-0-1-2");
     expect(scanJobTargets(answer("ip<1", true), [], kept)?.targets[0].node).toBe("ip<1");
-    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")?.value).toBe("ip-10-0-1-2");
+    expect(kept.get("agent-a")?.get("__meta_kubernetes_pod_node_name")).toBe("ip-10-0-1-2");
     expect(kept.get("agent-a")?.has("__meta_kubernetes_namespace")).toBe(false);
   });
 });

@@ -518,30 +518,33 @@ interface LabelKey {
   keep: string | undefined;
 }
 
-/** A kept label's last value for one collector: its bytes (no escape) and the string they decode to. */
-interface KeptValue {
-  bytes: DataView;
-  value: string;
-}
-
 /**
  * The kept labels' last values by collector, by kept label name, shared by the answers of one reading of a TA. Under
  * per-node a collector's targets are on its own node in every job, so its node label repeats byte for byte across the
- * reading's ~400 answers: matched against the bytes seen last, the value is not decoded again and all the targets of
- * a node share one string (145,000 strings fewer held until the next poll at 5,000 nodes).
+ * reading's ~400 answers: compared with the string seen last, the value is not decoded again and all the targets of a
+ * node share one string (145,000 strings fewer held until the next poll at 5,000 nodes). Nothing else is allocated: a
+ * copy of the bytes per value (an ArrayBuffer each) cost more than the decoding it saved.
  */
-export type KeptValues = Map<string, Map<string, KeptValue>>;
+export type KeptValues = Map<string, Map<string, string>>;
+
+/** Whether `buf[at..]` holds exactly the characters of `s`, each an ASCII byte. */
+function sameAscii(s: string, buf: Uint8Array, at: number): boolean {
+  for (let k = 0; k < s.length; k++) {
+    const b = buf[at + k];
+    if (b >= 0x80 || b !== s.charCodeAt(k)) return false;
+  }
+  return true;
+}
 
 /** The string of a kept label's value `buf[open..close]` (quotes excluded; no escape in it), from `memo` when it repeats. */
-function keptValue(buf: Uint8Array, dv: DataView, open: number, close: number, collector: string, keep: string, memo: KeptValues | null): string {
-  const length = close - open - 1;
+function keptValue(buf: Uint8Array, open: number, close: number, collector: string, keep: string, memo: KeptValues | null): string {
   let byKey = memo?.get(collector);
   const last = byKey?.get(keep);
-  if (last !== undefined && last.bytes.byteLength === length && same(last.bytes, 0, dv, open + 1, length)) return last.value;
+  if (last !== undefined && last.length === close - open - 1 && sameAscii(last, buf, open + 1)) return last;
   const value = utf8.decode(buf.subarray(open + 1, close));
   if (memo) {
     if (!byKey) memo.set(collector, (byKey = new Map()));
-    byKey.set(keep, { bytes: view(buf.slice(open + 1, close)), value });
+    byKey.set(keep, value);
   }
   return value;
 }
@@ -598,7 +601,7 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
       }
       const valueEnd = stringEnd(dv, p + 1);
       if (valueEnd < 0) return -1;
-      if (keep !== undefined && !escaped) (kept ??= {})[keep] = keptValue(buf, dv, p, valueEnd, collector, keep, memo);
+      if (keep !== undefined && !escaped) (kept ??= {})[keep] = keptValue(buf, p, valueEnd, collector, keep, memo);
       else if (escaped) {
         const value = decodeString(buf, p, valueEnd, true); // an escaped value is checked even when dropped
         if (value === undefined) return -1;
