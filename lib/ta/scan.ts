@@ -521,9 +521,9 @@ interface LabelKey {
 /**
  * The kept labels' last values by collector, by kept label name, shared by the answers of one reading of a TA. Under
  * per-node a collector's targets are on its own node in every job, so its node label repeats byte for byte across the
- * reading's ~400 answers: compared with the string seen last, the value is not decoded again and all the targets of a
- * node share one string (145,000 strings fewer held until the next poll at 5,000 nodes). Nothing else is allocated: a
- * copy of the bytes per value (an ArrayBuffer each) cost more than the decoding it saved.
+ * reading's ~400 answers: compared with the string seen last, the value is not decoded again and the targets of a node
+ * share one string, held until the next poll (a heap snapshot at 5,000 nodes had one per target before). Nothing else is
+ * allocated: a copy of the bytes per value (an ArrayBuffer each) cost more than the decoding it saved.
  */
 export type KeptValues = Map<string, Map<string, string>>;
 
