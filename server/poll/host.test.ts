@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isMainThread } from "node:worker_threads";
 import { loadConfigFile } from "@/server/config";
-import { PollHost, POLL_WORKER_YOUNG_MIB, workerFailure, workerHeapLimits } from "@/server/poll/host";
+import { PollHost, POLL_WORKER_YOUNG_MIB, startWorker, workerFailure, workerHeapLimits } from "@/server/poll/host";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 import { until } from "@allocation-lens/test-support/wait";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
@@ -52,6 +52,15 @@ describe("PollHost", () => {
     // V8's limit is the old generation plus the young one's semi-space reserve: a little over what was asked
     expect(mib).toBeGreaterThanOrEqual(1024 - POLL_WORKER_YOUNG_MIB);
     expect(mib).toBeLessThan(1024 + 32);
+  });
+
+  it("starts a worker without the V8 options it refuses, and says so", async () => {
+    const lines: string[] = [];
+    const w = startWorker("require('node:worker_threads').parentPort.postMessage(process.execArgv)", { eval: true, execArgv: ["--enable-source-maps", "--max-semi-space-size=4", "--stack-trace-limit=50"] }, (l) => lines.push(l));
+    const argv = await new Promise((resolve) => w.once("message", resolve));
+    await w.terminate();
+    expect(argv).toEqual(["--enable-source-maps"]);
+    expect(lines).toEqual(["allocation-lens: the poll worker does not take --max-semi-space-size=4 --stack-trace-limit=50: V8 options apply to the serving thread only"]);
   });
 
   it("names pollWorker.maxHeapMiB when the worker ran out of heap", () => {

@@ -16,7 +16,7 @@ import "server-only";
  */
 import fs from "node:fs";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 import type { ClusterConfig, Config } from "@/lib/config/schema";
 import type { Role } from "@/lib/model";
 import type { Snapshot } from "@/lib/snapshot";
@@ -60,10 +60,32 @@ export function workerFailure(e: unknown, heap: Config["pollWorker"]): string {
   return `allocation-lens: poll worker failed: ${(e as Error)?.stack ?? e}`;
 }
 
+/**
+ * A worker thread on `file`. Node refuses V8 options (`--max-semi-space-size`, `--trace-gc`...) and options of the
+ * process in a worker's execArgv: those it names are left out (they apply to the serving thread only) and the log says
+ * so, rather than the dashboard failing to start on a flag meant for its serving thread.
+ */
+export function startWorker(file: string, options: WorkerOptions & { execArgv: string[] }, log: Log): Worker {
+  // Reflect.construct, not `new Worker(file)`: Next's bundler reads the latter as a worker entry to bundle, and the
+  // file is not one of its modules (it is the worker's own bundle, or the TypeScript source run through tsx).
+  try {
+    return Reflect.construct(Worker, [file, options]);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
+    const named = String((e as Error).message).replace(/^[^:]*:\s*/, "").split(/,\s*/);
+    const refused = options.execArgv.filter((a) => named.includes(a));
+    // a refusal that names nothing we passed as such (a flag's value, say): none of the flags then
+    const execArgv = refused.length ? options.execArgv.filter((a) => !refused.includes(a)) : [];
+    log(`allocation-lens: the poll worker does not take ${(refused.length ? refused : options.execArgv).join(" ")}: V8 options apply to the serving thread only`);
+    return Reflect.construct(Worker, [file, { ...options, execArgv }]);
+  }
+}
+
 /** Where the worker's code is: the built bundle beside the server entry, or the TypeScript source through tsx. */
 export function workerEntry(cwd = process.cwd()): { file: string; entry?: string; execArgv: string[] } {
   const built = process.env.ALLOCATION_LENS_POLL_WORKER;
-  // the process' own Node flags (--cpu-prof, --max-old-space-size...) apply to the worker too
+  // the process' own Node flags (--cpu-prof...) apply to the worker too; V8's own (--max-semi-space-size...) a worker
+  // refuses: startWorker leaves them out
   if (built) return { file: built, execArgv: [...process.execArgv] };
   const source = path.join(cwd, "server", "poll", "worker.ts");
   const boot = path.join(cwd, "scripts", "ts-worker.mjs");
@@ -299,9 +321,7 @@ export class PollHost {
     // with `lease`, a (re)started worker polls exactly the clusters whose Lease this replica holds
     const polling = this.peer ? [...this.clusters.values()].filter((h) => h.mode.kind === "local").map((h) => h.config.name) : undefined;
     const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry, polling };
-    // Reflect.construct, not `new Worker(file)`: Next's bundler reads the latter as a worker entry to bundle, and the
-    // file is not one of its modules (it is the worker's own bundle, or the TypeScript source run through tsx).
-    const worker: Worker = Reflect.construct(Worker, [file, { workerData: init, execArgv, name: "allocation-lens-poll", resourceLimits: workerHeapLimits(this.heap) }]);
+    const worker = startWorker(file, { workerData: init, execArgv, name: "allocation-lens-poll", resourceLimits: workerHeapLimits(this.heap) }, this.log);
     this.worker = worker;
     this.starts++;
     worker.on("message", (m: FromWorker) => this.receive(m));
