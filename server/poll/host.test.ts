@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isMainThread } from "node:worker_threads";
 import { loadConfigFile } from "@/server/config";
-import { PollHost, POLL_WORKER_YOUNG_MIB, startWorker, workerFailure, workerHeapLimits } from "@/server/poll/host";
+import { heapFlagOverride, PollHost, POLL_WORKER_YOUNG_MIB, startWorker, workerFailure, workerHeapLimits } from "@/server/poll/host";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 import { until } from "@allocation-lens/test-support/wait";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
@@ -61,6 +61,13 @@ describe("PollHost", () => {
     await w.terminate();
     expect(argv).toEqual(["--enable-source-maps"]);
     expect(lines).toEqual(["allocation-lens: the poll worker does not take --max-semi-space-size=4 --stack-trace-limit=50: V8 options apply to the serving thread only"]);
+  });
+
+  it("knows when Node's --max-old-space-size decides the worker's heap instead", () => {
+    expect(heapFlagOverride(["--conditions=react-server"], "")).toBeNull();
+    expect(heapFlagOverride([], "--enable-source-maps --max-old-space-size=640")).toBe("--max-old-space-size=640");
+    expect(heapFlagOverride(["--max_old_space_size=300"])).toBe("--max_old_space_size=300");
+    expect(heapFlagOverride(["--max-semi-space-size=8"], "--max-old-space-sizes=1")).toBeNull();
   });
 
   it("names pollWorker.maxHeapMiB when the worker ran out of heap", () => {

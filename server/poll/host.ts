@@ -53,6 +53,15 @@ export function workerHeapLimits(heap: Config["pollWorker"]): { maxOldGeneration
   return { maxOldGenerationSizeMb: heap.maxHeapMiB - POLL_WORKER_YOUNG_MIB, maxYoungGenerationSizeMb: POLL_WORKER_YOUNG_MIB };
 }
 
+/**
+ * Node's `--max-old-space-size`, given as a flag or in NODE_OPTIONS (the container image's manifests set it), caps a
+ * worker's old generation as well and wins over the limit asked for: then `pollWorker.maxHeapMiB` does not apply. The
+ * flag as given, or null.
+ */
+export function heapFlagOverride(execArgv: readonly string[], nodeOptions = ""): string | null {
+  return [...execArgv, ...nodeOptions.split(/\s+/)].find((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a)) ?? null;
+}
+
 /** The log line for a worker's `error` event: running out of heap names the setting that raises it. */
 export function workerFailure(e: unknown, heap: Config["pollWorker"]): string {
   if ((e as NodeJS.ErrnoException)?.code === "ERR_WORKER_OUT_OF_MEMORY")
@@ -321,6 +330,8 @@ export class PollHost {
     // with `lease`, a (re)started worker polls exactly the clusters whose Lease this replica holds
     const polling = this.peer ? [...this.clusters.values()].filter((h) => h.mode.kind === "local").map((h) => h.config.name) : undefined;
     const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry, polling };
+    const override = heapFlagOverride(process.execArgv, process.env.NODE_OPTIONS);
+    if (override && this.starts === 0) this.log(`allocation-lens: ${override} caps the poll worker's heap too; pollWorker.maxHeapMiB (${this.heap.maxHeapMiB}) does not apply`);
     const worker = startWorker(file, { workerData: init, execArgv, name: "allocation-lens-poll", resourceLimits: workerHeapLimits(this.heap) }, this.log);
     this.worker = worker;
     this.starts++;
