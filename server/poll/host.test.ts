@@ -60,7 +60,7 @@ describe("PollHost", () => {
     const argv = await new Promise((resolve) => w.once("message", resolve));
     await w.terminate();
     expect(argv).toEqual(["--enable-source-maps"]);
-    expect(lines).toEqual(["allocation-lens: the poll worker does not take --max-semi-space-size=4 --stack-trace-limit=50: V8 options apply to the serving thread only"]);
+    expect(lines).toEqual(["allocation-lens: Node refuses --max-semi-space-size=4 --stack-trace-limit=50 as a worker's own flags: the poll worker starts without them"]);
   });
 
   it("knows when Node's --max-old-space-size decides the worker's heap instead", () => {

@@ -71,8 +71,9 @@ export function workerFailure(e: unknown, heap: Config["pollWorker"]): string {
 
 /**
  * A worker thread on `file`. Node refuses V8 options (`--max-semi-space-size`, `--trace-gc`...) and options of the
- * process in a worker's execArgv: those it names are left out (they apply to the serving thread only) and the log says
- * so, rather than the dashboard failing to start on a flag meant for its serving thread.
+ * process in a worker's execArgv: those it names are left out and the log says so, rather than the dashboard failing to
+ * start on a flag given to its process. (`--max-old-space-size` is one of them, and still caps the worker's heap: see
+ * heapFlagOverride.)
  */
 export function startWorker(file: string, options: WorkerOptions & { execArgv: string[] }, log: Log): Worker {
   // Reflect.construct, not `new Worker(file)`: Next's bundler reads the latter as a worker entry to bundle, and the
@@ -85,7 +86,7 @@ export function startWorker(file: string, options: WorkerOptions & { execArgv: s
     const refused = options.execArgv.filter((a) => named.includes(a));
     // a refusal that names nothing we passed as such (a flag's value, say): none of the flags then
     const execArgv = refused.length ? options.execArgv.filter((a) => !refused.includes(a)) : [];
-    log(`allocation-lens: the poll worker does not take ${(refused.length ? refused : options.execArgv).join(" ")}: V8 options apply to the serving thread only`);
+    log(`allocation-lens: Node refuses ${(refused.length ? refused : options.execArgv).join(" ")} as a worker's own flags: the poll worker starts without them`);
     return Reflect.construct(Worker, [file, { ...options, execArgv }]);
   }
 }

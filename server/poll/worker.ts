@@ -4,8 +4,9 @@ import "server-only";
  * configuration, runs one ClusterPoller per cluster (TA reads, Kubernetes informers, analysis), keeps the churn history
  * and the allocation_lens_* metrics, and answers the serving thread's questions (server/poll/host.ts): API answers as
  * JSON bytes, the metrics text, a snapshot for tests. After every poll it posts the poll's summary and the answers of
- * PUSHED_QUESTIONS (protocol.ts), so that the serving thread has them before anyone asks. With `lease`, it polls only the clusters whose
- * Lease this replica holds: the serving thread starts and suspends their pollers (`poll` messages, server/lease).
+ * PUSHED_QUESTIONS (protocol.ts), so that the serving thread has them before anyone asks. With `lease`, it polls only
+ * the clusters whose Lease this replica holds: the serving thread starts and suspends their pollers (`poll` messages,
+ * server/lease).
  *
  * Started from a bundle (`npm run build` writes <dist>/allocation-lens-poll-worker.mjs) or, in a source tree, through
  * tsx (scripts/ts-worker.mjs).
