@@ -5,7 +5,8 @@
  * by its requests, and a poll's signal cancels them.
  */
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import https from "node:https";
+import net, { type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SourceError } from "@/lib/source-error";
 import { boundedRequest, bodyExcerpt, readConfiguredFile, type ByteBudget } from "@/server/net/client-agent";
@@ -61,6 +62,22 @@ describe("boundedRequest", () => {
     expect(err).toBeInstanceOf(SourceError);
     expect(err).toMatchObject({ kind: "network", message: expect.stringContaining("ECONNRESET") });
     expect(seen).toEqual({ requests: 1, sockets: 1 });
+  });
+
+  it("reports a connection reset before the TLS handshake as a network error, not a TLS one", async () => {
+    // what a TA that goes away does to a new connection (and the demo's ta-outage fault to a TLS socket): closed before
+    // the handshake, which Node words "Client network socket disconnected before secure TLS connection was established"
+    const server = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const agent = new https.Agent({ rejectUnauthorized: false });
+      agents.push(agent);
+      const err = await boundedRequest(new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), agent, get, limits).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SourceError);
+      expect(err).toMatchObject({ kind: "network", message: expect.stringContaining("before secure TLS connection") });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("bounds the answer's size and time", async () => {

@@ -13,6 +13,7 @@ import type { TlsConfig } from "@/lib/config/schema";
 
 /** TLS error codes and messages: a failure of the handshake or of certificate checks rather than of the network. */
 const TLS_CODES = /CERT|TLS|SSL|ALERT|HANDSHAKE|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/i;
+const NETWORK_ERRNO = /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;
 
 /**
  * The file's bytes, or a `config` SourceError naming `what` and why (the errno code) with `hint` (where in the
@@ -236,7 +237,10 @@ function attempt(
 function classifyRequestError(source: string, e: Error & { code?: string }, hints: RequestHints): SourceError {
   if (e instanceof SourceError) return e;
   const code = e.code ?? "";
-  if (TLS_CODES.test(code) || TLS_CODES.test(e.message)) {
+  // A connection reset, refused or cut before the TLS handshake finished is the network's (a TA going away, a proxy in
+  // between): Node words it "... disconnected before secure TLS connection was established", but its code is the
+  // socket's. A TA that refuses this client's certificate says so with an alert of its own code (ERR_SSL_...).
+  if (!NETWORK_ERRNO.test(code) && (TLS_CODES.test(code) || TLS_CODES.test(e.message))) {
     return new SourceError({ source, kind: "tls", message: `TLS failed: ${e.message}`, hint: hints.tls });
   }
   return new SourceError({ source, kind: "network", message: `${code || "network error"}: ${e.message}`, hint: hints.network });
