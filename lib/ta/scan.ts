@@ -195,13 +195,19 @@ function plainNameEnd(buf: Uint8Array, p: number): number {
   return -1;
 }
 
-/** Whether the ASCII string `s` sits in `buf` at `p`. */
+/**
+ * Whether the characters of `s` sit in `buf` at `p`, each as one ASCII byte: a non-ASCII character never matches (a
+ * byte of 0x80 or more is no character of its own in UTF-8), so `s` may be any decoded string.
+ */
 function atAscii(buf: Uint8Array, p: number, s: string): boolean {
   if (p + s.length > buf.length) {
     short = true;
     return false;
   }
-  for (let k = 0; k < s.length; k++) if (buf[p + k] !== s.charCodeAt(k)) return false;
+  for (let k = 0; k < s.length; k++) {
+    const b = buf[p + k];
+    if (b >= 0x80 || b !== s.charCodeAt(k)) return false;
+  }
   return true;
 }
 
@@ -527,20 +533,11 @@ interface LabelKey {
  */
 export type KeptValues = Map<string, Map<string, string>>;
 
-/** Whether `buf[at..]` holds exactly the characters of `s`, each an ASCII byte. */
-function sameAscii(s: string, buf: Uint8Array, at: number): boolean {
-  for (let k = 0; k < s.length; k++) {
-    const b = buf[at + k];
-    if (b >= 0x80 || b !== s.charCodeAt(k)) return false;
-  }
-  return true;
-}
-
 /** The string of a kept label's value `buf[open..close]` (quotes excluded; no escape in it), from `memo` when it repeats. */
 function keptValue(buf: Uint8Array, open: number, close: number, collector: string, keep: string, memo: KeptValues | null): string {
   let byKey = memo?.get(collector);
   const last = byKey?.get(keep);
-  if (last !== undefined && last.length === close - open - 1 && sameAscii(last, buf, open + 1)) return last;
+  if (last !== undefined && last.length === close - open - 1 && atAscii(buf, open + 1, last)) return last;
   const value = utf8.decode(buf.subarray(open + 1, close));
   if (memo) {
     if (!byKey) memo.set(collector, (byKey = new Map()));
