@@ -27,6 +27,7 @@ import { clientOf } from "@/lib/inbound/clients";
 import { routePath } from "@/lib/inbound/gate";
 import { headerOf } from "@/server/inbound/early";
 import { preflight } from "@/server/inbound/preflight";
+import { serveMetrics } from "@/server/inbound/metrics";
 import { servePushed } from "@/server/inbound/pushed";
 import { loadStaticAssets } from "@/server/inbound/static-assets";
 import { createInboundServer } from "@/server/inbound/server";
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     },
     handler: async (req, res) => {
       if (assets.serve(req, res)) return;
-      if (!isPeerPath(req.url)) return (await servePushed(req, res, basePath)) ? undefined : handle(req, res);
+      if (!isPeerPath(req.url)) return (await servePushed(req, res, basePath)) || (await serveMetrics(req, res, basePath)) ? undefined : handle(req, res);
       const verdict = await peerRequest(req);
       if (verdict === "pass") return handle(req, res);
       return verdict === "refuse" ? refusePeer(res) : servePeer(verdict.serve, req, res);

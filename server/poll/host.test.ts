@@ -46,7 +46,7 @@ describe("PollHost", () => {
   });
 
   it("gives the worker the heap of pollWorker.maxHeapMiB, not V8's default of 4 GiB", async () => {
-    const text = await host.metricsText();
+    const text = new TextDecoder().decode(await host.metricsBytes());
     const limit = Number(/^allocation_lens_poll_worker_heap_bytes\{kind="limit"\} (\S+)$/m.exec(text)?.[1]);
     const mib = limit / 2 ** 20;
     // V8's limit is the old generation plus the young one's semi-space reserve: a little over what was asked
@@ -116,7 +116,8 @@ describe("PollHost", () => {
   });
 
   it("the worker's metrics: every allocation_lens_* series with its own heap, and none of the serving thread's process metrics", async () => {
-    const text = await host.metricsText();
+    const bytes = await host.metricsBytes();
+    const text = new TextDecoder().decode(bytes);
     const cluster = [...host.clusters.values()][0].config.name;
     expect(text).toContain(`allocation_lens_poll_duration_seconds{cluster="${cluster}"}`);
     expect(text).toMatch(/^allocation_lens_readiness_transitions_total\{cluster="[^"]+",role="per-node"\} \d+$/m);
@@ -128,11 +129,11 @@ describe("PollHost", () => {
     try {
       const cluster0 = [...host.clusters.values()][0];
       const polls = cluster0.polls;
-      const again = await host.metricsText();
-      if (cluster0.polls === polls) expect(again).toBe(text);
-      expect(await ask.mock.results[0].value).toMatchObject({ text: cluster0.polls === polls ? null : expect.any(String) });
+      const again = await host.metricsBytes();
+      if (cluster0.polls === polls) expect(again).toBe(bytes);
+      expect(await ask.mock.results[0].value).toMatchObject({ bytes: cluster0.polls === polls ? null : expect.any(Uint8Array) });
       await until(() => cluster0.latest, (m) => m.polls > polls + 1, 20_000, "two more polls", 20);
-      const later = await host.metricsText();
+      const later = new TextDecoder().decode(await host.metricsBytes());
       expect(later).not.toBe(text);
       expect(later).toMatch(new RegExp(`^allocation_lens_poll_duration_seconds\\{cluster="${cluster}"\\}`, "m"));
     } finally {

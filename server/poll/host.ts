@@ -411,13 +411,16 @@ export class PollHost {
     this.ask({ t: "poll", cluster, run: holder.self }).catch((e) => this.log(`allocation-lens: cannot ${holder.self ? "start" : "suspend"} the poller of ${cluster}: ${(e as Error)?.message ?? e}`));
   }
 
-  private metricsCopy: { version: string; text: string } | undefined;
+  private metricsCopy: { version: string; bytes: Uint8Array } | undefined;
 
-  /** The worker's allocation_lens_* exposition text (sent again by the worker only when it changed). */
-  async metricsText(): Promise<string> {
-    const r = await this.ask<{ version: string; text: string | null }>({ t: "metrics", have: this.metricsCopy?.version });
-    if (r.text !== null) this.metricsCopy = { version: r.version, text: r.text };
-    return this.metricsCopy?.text ?? "";
+  /**
+   * The worker's allocation_lens_* exposition text as UTF-8 bytes (sent again by the worker only when it changed; the same
+   * array until then). Kept as bytes outside the JavaScript heap: every scrape writes them as they are.
+   */
+  async metricsBytes(): Promise<Uint8Array> {
+    const r = await this.ask<{ version: string; bytes: Uint8Array | null }>({ t: "metrics", have: this.metricsCopy?.version });
+    if (r.bytes !== null) this.metricsCopy = { version: r.version, bytes: r.bytes };
+    return this.metricsCopy?.bytes ?? new Uint8Array(0);
   }
 
   async stop(): Promise<void> {

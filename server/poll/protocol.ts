@@ -53,7 +53,7 @@ export type ToWorker =
   | { t: "answer"; id: number; cluster: string; question: AnswerQuestion }
   /** the whole latest snapshot, structured-cloned (tests and debugging; never on a request's path) */
   | { t: "snapshot"; id: number; cluster: string }
-  /** the exposition text of the worker's registry (allocation_lens_* series): `{version, text}`, text null when `have` is current */
+  /** the exposition text of the worker's registry (allocation_lens_* series) as UTF-8: `{version, bytes}`, bytes null when `have` is current */
   | { t: "metrics"; id: number; have?: string }
   /** start (`run` true) or suspend the cluster's poller: this replica took or lost the cluster's Lease */
   | { t: "poll"; id: number; cluster: string; run: boolean }
