@@ -32,8 +32,9 @@ const USAGE = `usage: npm run bench -- [options]
   --polls N               polls measured at the largest scale (default 10; the smaller scales measure at most 4)
   --interval S            the dashboard's poll interval in seconds (default 10)
   --profile DIR           write a V8 CPU profile of the dashboard process to DIR (chrome://inspect, speedscope)
-  --server-node-args "…"  extra Node/V8 flags for the dashboard process only, e.g. "--max-semi-space-size=64" (a worker
-                          thread refuses V8's own: the poll worker starts without them, and the log names them)
+  --server-node-args="…"  extra Node/V8 flags for the dashboard process only (with "=": the value starts with a dash), e.g.
+                          --server-node-args="--max-semi-space-size=64"; V8's flags hold for every thread of the process,
+                          but Node refuses them as a worker's own: the poll worker is started without repeating them
   --soak S                at the largest scale, then keep polling for S seconds with churn every 90 s (rollouts, a
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
   --help                  this text

@@ -9,6 +9,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
+import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
 export { freePort } from "@allocation-lens/test-support/ports";
 
@@ -74,7 +75,8 @@ export interface Dashboard {
  * dropped and stderr inherited (the bench); with it, both are kept for output().
  */
 export function startDashboard(opts: { config: string; port: number; nodeArgs?: string[]; env?: Record<string, string>; capture?: boolean }): Dashboard {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), path.join(root, "scripts/start.mjs")], {
+  // with the flags `npm start` gives (package.json), then the caller's
+  const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, ...(opts.nodeArgs ?? []), path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", opts.capture ? "pipe" : "ignore", opts.capture ? "pipe" : "inherit"],
     env: { ...process.env, ALLOCATION_LENS_CONFIG: opts.config, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: String(opts.port), ...(opts.env ?? {}) },

@@ -20,6 +20,8 @@ import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import { heapFlagsToSet } from "@/lib/node-flags";
 import { compilePolicy } from "@/lib/auth/decide";
 import { clientKey, type FailureLimiter } from "@/lib/auth/failures";
 import { isExempt } from "@/lib/auth/paths";
@@ -35,6 +37,8 @@ import { isPeerPath, peerRequest, peerRuntimeNow, refusePeer, servePeer } from "
 
 async function main(): Promise<void> {
   (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
+  // before the runtime and its poll worker start: the old generations grow by a bounded factor (lib/node-flags.ts)
+  for (const flag of heapFlagsToSet(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(flag);
   process.env.NEXT_TELEMETRY_DISABLED ??= "1";
   // The poll worker's bundle sits beside this one (scripts/build-server.mjs); Next's bundles start it (server/poll/host.ts).
   const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), "allocation-lens-poll-worker.mjs");

@@ -22,6 +22,7 @@ import type { Role } from "@/lib/model";
 import type { Snapshot } from "@/lib/snapshot";
 import { AnswerCache } from "@/lib/answer-cache";
 import { BoundedWaiters } from "@/lib/waiters";
+import { givenFlag, workerExecArgv } from "@/lib/node-flags";
 import { ApiError } from "@/server/api-error";
 import { questionKey, type AnswerQuestion } from "@/server/poll/answers";
 import { withHolderStale, type HolderProblem } from "@/lib/lease/holder-stale";
@@ -59,7 +60,7 @@ export function workerHeapLimits(heap: Config["pollWorker"]): { maxOldGeneration
  * flag as given, or null.
  */
 export function heapFlagOverride(execArgv: readonly string[], nodeOptions = ""): string | null {
-  return [...execArgv, ...nodeOptions.split(/\s+/)].find((a) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(a)) ?? null;
+  return givenFlag("max-old-space-size", execArgv, nodeOptions);
 }
 
 /** The log line for a worker's `error` event: running out of heap names the setting that raises it. */
@@ -94,9 +95,9 @@ export function startWorker(file: string, options: WorkerOptions & { execArgv: s
 /** Where the worker's code is: the built bundle beside the server entry, or the TypeScript source through tsx. */
 export function workerEntry(cwd = process.cwd()): { file: string; entry?: string; execArgv: string[] } {
   const built = process.env.ALLOCATION_LENS_POLL_WORKER;
-  // the process' own Node flags (--cpu-prof...) apply to the worker too; V8's own (--max-semi-space-size...) a worker
-  // refuses: startWorker leaves them out
-  if (built) return { file: built, execArgv: [...process.execArgv] };
+  // the process' own Node flags (--cpu-prof...) apply to the worker too; V8's own a worker refuses: the serving thread's
+  // semi-space (lib/node-flags.ts) is left out here, others by startWorker, which says so
+  if (built) return { file: built, execArgv: workerExecArgv(process.execArgv) };
   const source = path.join(cwd, "server", "poll", "worker.ts");
   const boot = path.join(cwd, "scripts", "ts-worker.mjs");
   if (fs.existsSync(source) && fs.existsSync(boot)) return { file: boot, entry: source, execArgv: ["--conditions=react-server"] };
