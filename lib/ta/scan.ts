@@ -39,7 +39,7 @@
  * of the stream that holds all of it is the outcome over the whole answer: that is what makes any chunking give the
  * whole-buffer result.
  */
-import { NODE_LABELS, ENDPOINTSLICE_TARGET_KIND, ENDPOINTSLICE_TARGET_NAME, targetNode } from "@allocation-lens/allocation/node";
+import { NODE_LABELS, ENDPOINTSLICE_TARGET_KIND, ENDPOINTSLICE_TARGET_NAME } from "@allocation-lens/allocation/node";
 import type { AssignedTarget, ExtractedJob } from "./extract";
 
 const QUOTE = 0x22;
@@ -520,8 +520,8 @@ export function scanJobTargets(buf: Uint8Array, previous: readonly string[] = []
  */
 interface LabelKey {
   bytes: DataView;
-  /** the name it is kept under, when it is one of KEPT_LABELS */
-  keep: string | undefined;
+  /** its index in KEPT_LABELS, or -1 */
+  keep: number;
 }
 
 /**
@@ -549,8 +549,42 @@ function keptValue(buf: Uint8Array, open: number, close: number, collector: stri
 const KEY_TAIL = [QUOTE, COLON, QUOTE];
 
 /**
+ * Where the current item's kept labels are, by index in KEPT_LABELS: the opening quote of the value's last occurrence
+ * (-1: absent; ESCAPED: its value had an escape and was decoded into `escapedValues`) and its closing quote. Values are
+ * decoded only once the item is read, and only the one that names the node: most items carry several node labels and
+ * the EndpointSlice target's name, of which `targetNode` takes one.
+ */
+const keptOpen = new Int32Array(KEPT_LABELS.length);
+const keptClose = new Int32Array(KEPT_LABELS.length);
+const escapedValues: (string | undefined)[] = KEPT_LABELS.map(() => undefined);
+const ESCAPED = -2;
+const KIND = KEPT_LABELS.findIndex((l) => l.name === ENDPOINTSLICE_TARGET_KIND);
+const NAME = KEPT_LABELS.findIndex((l) => l.name === ENDPOINTSLICE_TARGET_NAME);
+
+/** The value of kept label `k` of the item just read (see keptOpen); "" when absent. */
+function keptAt(buf: Uint8Array, k: number, collector: string, memo: KeptValues | null): string {
+  const open = keptOpen[k];
+  if (open === ESCAPED) return escapedValues[k]!;
+  if (open < 0 || keptClose[k] === open + 1) return "";
+  return keptValue(buf, open, keptClose[k], collector, KEPT_LABELS[k].name, memo);
+}
+
+/** `targetNode` of the item just read, from its kept labels' places (see keptOpen). */
+function itemNode(buf: Uint8Array, collector: string, memo: KeptValues | null): string | null {
+  for (let k = 0; k < NODE_LABELS.length; k++) {
+    const v = keptAt(buf, k, collector, memo);
+    if (v !== "") return v;
+  }
+  const kind = keptOpen[KIND];
+  const isNode = kind === ESCAPED ? escapedValues[KIND] === "Node" : kind >= 0 && keptClose[KIND] === kind + 5 && atAscii(buf, kind + 1, "Node");
+  if (!isNode) return null;
+  const name = keptAt(buf, NAME, collector, memo);
+  return name === "" ? null : name;
+}
+
+/**
  * One item at `p`: `{"targets":["<address>"],"labels":{...}}`. Appends its target and returns the index after it, or -1.
- * Label values are decoded only for the node's labels; a repeated label counts with its last value, as in JSON.parse.
+ * Label values are decoded only for the node (itemNode); a repeated label counts with its last value, as in JSON.parse.
  * `keys` remembers the label keys by position, across the items of one answer.
  */
 function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, into: AssignedTarget[], keys: LabelKey[], memo: KeptValues | null): number {
@@ -565,13 +599,13 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
   if (!at(dv, p, ITEM_LABELS)) return -1;
   p += ITEM_LABELS.byteLength;
 
-  let kept: Record<string, string> | null = null;
+  keptOpen.fill(-1);
   if (byteAt(buf, p) !== CLOSE_CURLY) {
     for (let i = 0; ; i++) {
       // "key"
       if (byteAt(buf, p) !== QUOTE) return -1;
       const known = keys[i];
-      let keep: string | undefined;
+      let keep = -1;
       if (known && p + 1 + known.bytes.byteLength <= buf.length && same(known.bytes, 0, dv, p + 1, known.bytes.byteLength)) {
         // `<key>":"`: p moves to the value's opening quote, the last of those bytes
         keep = known.keep;
@@ -582,10 +616,10 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
         if (escaped) {
           const key = decodeString(buf, p, keyEnd, true);
           if (key === undefined) return -1;
-          keep = KEPT_LABELS.find((l) => l.name === key)?.name;
+          keep = KEPT_LABELS.findIndex((l) => l.name === key);
         } else {
           const length = keyEnd - p - 1;
-          if (length >= MIN_KEPT && length <= MAX_KEPT) for (const l of KEPT_LABELS) if (l.bytes.byteLength === length && at(dv, p + 1, l.bytes)) keep = l.name;
+          if (length >= MIN_KEPT && length <= MAX_KEPT) keep = KEPT_LABELS.findIndex((l) => l.bytes.byteLength === length && at(dv, p + 1, l.bytes));
           const bytes = new Uint8Array(length + KEY_TAIL.length);
           bytes.set(buf.subarray(p + 1, keyEnd));
           bytes.set(KEY_TAIL, length);
@@ -598,11 +632,16 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
       }
       const valueEnd = stringEnd(dv, p + 1);
       if (valueEnd < 0) return -1;
-      if (keep !== undefined && !escaped) (kept ??= {})[keep] = keptValue(buf, p, valueEnd, collector, keep, memo);
-      else if (escaped) {
+      if (escaped) {
         const value = decodeString(buf, p, valueEnd, true); // an escaped value is checked even when dropped
         if (value === undefined) return -1;
-        if (keep !== undefined) (kept ??= {})[keep] = value;
+        if (keep >= 0) {
+          keptOpen[keep] = ESCAPED;
+          escapedValues[keep] = value;
+        }
+      } else if (keep >= 0) {
+        keptOpen[keep] = p;
+        keptClose[keep] = valueEnd;
       }
       p = valueEnd + 1;
       if (byteAt(buf, p) === COMMA) p++;
@@ -610,6 +649,6 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
     }
   }
   if (byteAt(buf, p) !== CLOSE_CURLY || byteAt(buf, p + 1) !== CLOSE_CURLY) return -1;
-  into.push({ address, node: kept ? targetNode(kept) : null, collector });
+  into.push({ address, node: itemNode(buf, collector, memo), collector });
   return p + 2;
 }
