@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isMainThread } from "node:worker_threads";
+import { execFileSync } from "node:child_process";
+import { SERVING_NODE_FLAGS, SERVING_SEMI_SPACE_MIB } from "@/lib/node-flags";
 import { loadConfigFile } from "@/server/config";
 import { heapFlagOverride, PollHost, POLL_WORKER_YOUNG_MIB, startWorker, workerFailure, workerHeapLimits } from "@/server/poll/host";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
@@ -43,6 +45,24 @@ describe("PollHost", () => {
     expect(meta.pollCpuMs).toBeLessThan(meta.pollMs + 1000);
     // and at a lower scheduling priority than this thread, which serves HTTP
     expect(host.priority).toBe("nice 10");
+  });
+
+  it("gives the worker its own young generation under the serving thread's --max-semi-space-size", () => {
+    // a process started as `npm start` starts it; each thread fills its young generation and reports its size
+    const script = `
+      import v8 from "node:v8";
+      const host = await import("./server/poll/host.ts");
+      const startWorker = host.startWorker ?? host.default.startWorker;
+      const young = "(() => { let a = []; for (let i = 0; i < 2e6; i++) { a.push({ i }); if (a.length > 5e4) a = []; } return v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size; })()";
+      const serving = eval(young);
+      const w = startWorker("const v8 = require('node:v8'); require('node:worker_threads').parentPort.postMessage(" + young + ")", { eval: true, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 48 } }, console.log);
+      w.once("message", (worker) => { console.log(JSON.stringify({ serving, worker })); w.terminate(); });
+    `;
+    const out = execFileSync(process.execPath, [...SERVING_NODE_FLAGS, "--conditions=react-server", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const { serving, worker } = JSON.parse(out.trim().split("\n").at(-1)!) as { serving: number; worker: number };
+    // two semi-spaces each: the serving thread's 2 MiB, the worker's 48 / 3 = 16 MiB (without the release: 2 MiB too)
+    expect(serving).toBeLessThanOrEqual(2 * SERVING_SEMI_SPACE_MIB * 2 ** 20);
+    expect(worker).toBeGreaterThanOrEqual(16 * 2 ** 20);
   });
 
   it("gives the worker the heap of pollWorker.maxHeapMiB, not V8's default of 4 GiB", async () => {
