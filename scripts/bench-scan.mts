@@ -6,15 +6,27 @@
  * under node_modules/.cache so that its imports resolve).
  *
  *   node --import tsx scripts/bench-scan.mts [--rounds 30] [--baseline node_modules/.cache/scan-baseline.ts]
+ *
+ * With `--answers DIR` (written by `npm run bench -- --keep-answers DIR`: one real poll's answers back to back), it replays
+ * those very bytes instead: per round, JSON.parse of every answer (the bench's yardstick, as it decodes and parses) against
+ * the reading the poll does (each job answer fed to the streaming reader in 16 KiB chunks, as TLS delivers them, the
+ * collector list carried from answer to answer and the kept values shared per TA; anything refused read by JSON.parse +
+ * extractJobTargets), both timed as this thread's CPU, interleaved. No TLS, HTTP or analysis: the reading's own share.
  */
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
+import fs from "node:fs";
+import { threadCpuMs } from "../lib/thread-cpu.ts";
 import { JobTargetsScanner, scanJobTargets, type KeptValues } from "../lib/ta/scan.ts";
 import { extractJobTargets } from "../lib/ta/extract.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" }, baseline: { type: "string" } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" }, baseline: { type: "string" }, answers: { type: "string" } } });
 const rounds = Number(values.rounds);
+if (values.answers) {
+  replay(values.answers, Math.min(rounds, 7));
+  process.exit(0);
+}
 
 const COLLECTORS = 5000;
 const TARGETS = 375;
@@ -94,4 +106,65 @@ console.log(`${"".padEnd(32)} ${"median".padStart(8)} ${"fastest".padStart(8)}  
 for (const [i, [name]] of runs.entries()) {
   const per = (ms: number) => (ms / mb).toFixed(2).padStart(8);
   console.log(`${name.padEnd(32)} ${per(median(times[i]))} ${per(Math.min(...times[i]))}`);
+}
+
+/** The --answers mode (see the header). */
+function replay(dir: string, rounds: number): void {
+  const bytes = fs.readFileSync(path.join(dir, "answers.bin"));
+  const lengths = JSON.parse(fs.readFileSync(path.join(dir, "answers.json"), "utf8")) as number[];
+  const answers: Buffer[] = [];
+  let at = 0;
+  for (const n of lengths) answers.push(bytes.subarray(at, (at += n)));
+  const CHUNK = 16 * 1024;
+  // a TA's answers follow its /jobs list: a new TA starts where an answer is no job answer (the scanner refuses it at once)
+  const read = () => {
+    let previous: readonly string[] = [];
+    let kept: KeptValues = new Map();
+    let scanned = 0;
+    let parsed = 0;
+    for (const answer of answers) {
+      const s = new JobTargetsScanner(previous, kept);
+      for (let k = 0; k < answer.length && !s.refused; k += CHUNK) s.feed(answer.subarray(k, k + CHUNK));
+      const r = s.end();
+      if (r) {
+        previous = r.collectors;
+        scanned++;
+        continue;
+      }
+      parsed++;
+      const value = JSON.parse(answer.toString("utf8")) as unknown;
+      if (!extractJobTargets(value).ok) {
+        previous = []; // a /jobs list: the next TA's answers follow
+        kept = new Map();
+      }
+    }
+    return { scanned, parsed };
+  };
+  const parse = () => {
+    for (const answer of answers) JSON.parse(answer.toString("utf8"));
+  };
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+  const scanMs: number[] = [];
+  const parseMs: number[] = [];
+  let counts = { scanned: 0, parsed: 0 };
+  for (let r = 0; r < rounds + 1; r++) {
+    gc();
+    let t0 = threadCpuMs();
+    counts = read();
+    const s = threadCpuMs() - t0;
+    gc();
+    t0 = threadCpuMs();
+    parse();
+    const p = threadCpuMs() - t0;
+    if (r > 0) {
+      // one round of warm-up
+      scanMs.push(s);
+      parseMs.push(p);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  console.log(`${answers.length} answers, ${(bytes.length / 1e6).toFixed(0)} MB: ${counts.scanned} scanned, ${counts.parsed} read by JSON.parse; ${rounds} rounds, thread CPU`);
+  console.log(`reading (scanner, 16 KiB chunks)  median ${median(scanMs).toFixed(0)} ms, fastest ${Math.min(...scanMs).toFixed(0)} ms`);
+  console.log(`JSON.parse (the yardstick)        median ${median(parseMs).toFixed(0)} ms, fastest ${Math.min(...parseMs).toFixed(0)} ms`);
+  console.log(`reading / JSON.parse              ${(median(scanMs) / median(parseMs)).toFixed(2)} (median), ${(Math.min(...scanMs) / Math.min(...parseMs)).toFixed(2)} (fastest)`);
 }

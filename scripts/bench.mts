@@ -35,6 +35,8 @@ const USAGE = `usage: npm run bench -- [options]
   --server-node-args="…"  extra Node/V8 flags for the dashboard process only (with "=": the value starts with a dash), e.g.
                           --server-node-args="--max-semi-space-size=64"; V8's flags hold for every thread of the process,
                           but Node refuses them as a worker's own: the poll worker is started without repeating them
+  --keep-answers DIR      keep the yardstick's answers (answers.bin, answers.json) in DIR, for
+                          scripts/bench-scan.mts --answers DIR (the scanner against JSON.parse on those very bytes)
   --soak S                at the largest scale, then keep polling for S seconds with churn every 90 s (rollouts, a
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
   --help                  this text
@@ -63,6 +65,7 @@ const values = parseCommandLine(
     profile: { type: "string" },
     "server-node-args": { type: "string" },
     soak: { type: "string" },
+    "keep-answers": { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
@@ -200,6 +203,11 @@ async function yardstick(config: string, where: string): Promise<Yardstick> {
   let out = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (values["keep-answers"]) {
+    fs.mkdirSync(values["keep-answers"], { recursive: true });
+    fs.copyFileSync(file, path.join(values["keep-answers"], "answers.bin"));
+    fs.copyFileSync(lengthsFile, path.join(values["keep-answers"], "answers.json"));
+  }
   fs.rmSync(file, { force: true });
   if (code !== 0) throw new Error(`the JSON.parse yardstick exited with ${code}`);
   return JSON.parse(out.trim().split("\n").at(-1)!) as Yardstick;
