@@ -43,12 +43,14 @@ type Log = (line: string) => void;
 type Question = ToWorker extends infer M ? (M extends { id: number } ? Omit<M, "id"> : never) : never;
 
 /**
- * The young generation of the worker's heap (both semi-spaces and the new large-object space), in MiB. V8's default for
- * a 4 GiB heap is 48 MiB (16 per semi-space); at 16 the poll's short-lived garbage (decoded strings, answer buffers) is
- * collected sooner. At 5,000 nodes (six polls each, one demo) the worker's heap was 10 to 20 MiB smaller with it, and its
- * poll CPU no higher within the machine's noise.
+ * The young generation of the worker's heap (both semi-spaces and the new large-object space), in MiB: semi-spaces of
+ * 2 MiB. Young collections are frequent (every ~1.5 MB allocated) but each frees the TA answers' read buffers, which
+ * live outside the heap and are let go only when a collection finds them dead. Measured at 5,000 nodes (`npm run bench`,
+ * after releaseSemiSpaceFlag made this setting the one in force): at 16 MiB the process' RSS after 10 polls was 434 MiB
+ * against 397 at 6, for the same poll CPU within the machine's noise (2.57 against 2.55 s; a calm A/B on one demo:
+ * 2.47 against 2.54 s).
  */
-export const POLL_WORKER_YOUNG_MIB = 16;
+export const POLL_WORKER_YOUNG_MIB = 6;
 
 /** The worker's resource limits: the old generation is what `pollWorker.maxHeapMiB` leaves after the young one. */
 export function workerHeapLimits(heap: Config["pollWorker"]): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
@@ -73,10 +75,10 @@ export function workerFailure(e: unknown, heap: Config["pollWorker"]): string {
 
 /**
  * V8's `--max-semi-space-size` is the process', and wins over a worker's `maxYoungGenerationSizeMb`: given for the
- * serving thread (SERVING_NODE_FLAGS, `npm start` and the image's CMD), it gave the poll worker 2 MiB semi-spaces too,
- * and the worker then ran a young collection every 2 MiB of garbage (about 200 per poll at 5,000 nodes, a fifth of its
- * CPU: `--trace-gc`). V8 reads the flag when it creates an isolate's heap, so once the serving thread's is made the flag
- * is cleared (0: not set) before a worker is started, and the worker gets the young generation it asks for.
+ * serving thread (SERVING_NODE_FLAGS: `npm start`, the image's CMD), it decided the poll worker's young generation too,
+ * whatever POLL_WORKER_YOUNG_MIB said (`--trace-gc` showed the worker's young collections every ~1.5 MB under a
+ * 16 MiB setting). V8 reads the flag when it creates an isolate's heap, so once the serving thread's is made the flag is
+ * cleared (0: not set) before a worker is started, and the worker gets the young generation it asks for.
  */
 export function releaseSemiSpaceFlag(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ""): boolean {
   if (!givenFlag("max-semi-space-size", execArgv, nodeOptions)) return false;
