@@ -15,7 +15,7 @@
  *   streaming once its answers scan again (the caller decides when; server/ta/client.ts).
  */
 import { JobTargetsScanner, type KeptValues } from "./scan";
-import type { ExtractedJob } from "./extract";
+import type { AssignedTarget, ExtractedJob } from "./extract";
 
 /** Kept bytes of an answer whose shape the scanner has not seen yet; past this, the chunks are let go. */
 export const KEEP_LIMIT = 64 * 1024;
@@ -37,13 +37,15 @@ export class JobAnswerReader {
    * @param previous the collector list the scanner returned for the TA's last answer
    * @param keepAll keep every chunk until the end (the TA's answers were refused late before)
    * @param kept the kept labels' values by collector, shared by the answers of one reading (lib/ta/scan.ts)
+   * @param earlier the job's targets in the TA's last reading (lib/ta/scan.ts)
    */
   constructor(
     previous: readonly string[],
     private readonly keepAll = false,
     kept: KeptValues | null = null,
+    earlier: readonly AssignedTarget[] = [],
   ) {
-    this.scanner = new JobTargetsScanner(previous, kept);
+    this.scanner = new JobTargetsScanner(previous, kept, earlier);
   }
 
   write(chunk: Uint8Array): void {

@@ -9,7 +9,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { extractJobTargets, type ExtractResult } from "./extract";
+import { extractJobTargets, type AssignedTarget, type ExtractResult } from "./extract";
 import { JobTargetsScanner, scanJobTargets, type KeptValues } from "./scan";
 
 const general = (bytes: Uint8Array): ExtractResult | null => {
@@ -389,5 +389,56 @@ describe("JobTargetsScanner", () => {
     cut.feed(Buffer.from('{"pod-a":{"_link":"/l?c=pod-a","targets":[]}'));
     expect(cut.refused).toBe(false);
     expect(cut.end()).toBeNull();
+  });
+});
+
+describe("a job's targets from the TA's last reading", () => {
+  const AGENTS = ["agent-a", "agent-b", "agent-c", "agent-d"];
+  const target = fc.record({
+    collector: fc.constantFrom(...AGENTS),
+    address: fc.constantFrom("10.0.0.1:9100", "10.0.0.2:9100", "10.0.0.1:10250", "10.0.0.1:910", "é:1", 'a"b', "<x>"),
+    node: fc.constantFrom("ip-1", "ip-2", "ip-22", "", "ü", "Node"),
+  });
+  type T = { collector: string; address: string; node: string };
+  const targets = fc.uniqueArray(target, { maxLength: 8, selector: (t) => `${t.collector} ${t.address}` });
+  /** the answer listing `ts` in this order within each collector (collectors in the TA's sorted order) */
+  const answer = (ts: T[], go: boolean) =>
+    Buffer.from(
+      serialise(
+        AGENTS.map((name) => ({ name, items: ts.filter((t) => t.collector === name).map((t) => ({ address: t.address, labels: [["__meta_kubernetes_pod_node_name", t.node]] as Pairs })) })),
+        "/jobs/j/targets?collector_id=",
+        go,
+      ),
+    );
+  const scanCut = (bytes: Uint8Array, at: number[], earlier: readonly AssignedTarget[]) => {
+    const scanner = new JobTargetsScanner([], null, earlier);
+    let from = 0;
+    for (const c of [...at, bytes.length].map((x) => Math.min(x, bytes.length)).sort((a, b) => a - b)) {
+      scanner.feed(bytes.subarray(from, c));
+      from = c;
+    }
+    return scanner.end();
+  };
+
+  it("reads the next answer as the general path does, whatever changed, and keeps the earlier objects of unchanged targets", () => {
+    // the next answer: the same targets, the same in another order (a TA walking a Go map), or others (some equal)
+    const change = fc.oneof(fc.constant("same" as const), fc.constant("reversed" as const), targets);
+    fc.assert(
+      fc.property(targets, change, fc.boolean(), cuts, (before, next, go, at) => {
+        const earlier = scanJobTargets(answer(before, go))!.targets;
+        const after = next === "same" ? before : next === "reversed" ? [...before].reverse() : next;
+        const bytes = answer(after, go);
+        const slow = general(bytes);
+        expect(slow?.ok).toBe(true);
+        for (const fast of [scanJobTargets(bytes, [], null, earlier), scanCut(bytes, at, earlier)]) {
+          expect(fast?.targets).toEqual(slow?.ok && slow.value.targets);
+          // unchanged targets are the earlier objects, but for an address with an escape or a non-ASCII character (decoded)
+          const kept = (t: AssignedTarget) => /^[\x20-\x7e]*$/.test(t.address) && !t.address.includes('"') && !(go && /[<>]/.test(t.address));
+          if (next === "same") fast!.targets.forEach((t, i) => expect(t === earlier[i]).toBe(kept(t)));
+          if (next === "reversed") for (const t of fast!.targets) expect(earlier.includes(t)).toBe(kept(t));
+        }
+      }),
+      { numRuns: 1500 },
+    );
   });
 });

@@ -75,6 +75,12 @@ export class TaClient {
   /** the collector list of the last answer the scanner read: the next answer usually repeats it byte for byte */
   private scannedCollectors: readonly string[] = [];
   /**
+   * The jobs of the last complete reading: the scanner walks each job's earlier targets alongside its answer and keeps
+   * the very objects of those that did not change (lib/ta/scan.ts). The poller holds the same map as this TA's last good
+   * data, so this costs no memory of its own.
+   */
+  private lastJobs: ReadonlyMap<string, JobAssignment> = new Map();
+  /**
    * Whether this TA's answers are read whole: set when the scanner refused one of them after its bytes were let go (it
    * was then asked for again), cleared after a reading in which every job answer, read whole, scanned. See lib/ta/answer.ts.
    */
@@ -182,7 +188,8 @@ export class TaClient {
           // reader lets each chunk go once the scanner has read it and seen the TAs' shape); anything else takes the
           // general path, which also names the problem. Both give the same result (lib/ta/scan.test.ts).
           let reader: JobAnswerReader | null = null;
-          const sink = (keepAll: boolean) => () => (reader = new JobAnswerReader(this.scannedCollectors, keepAll, kept));
+          const earlier = this.lastJobs.get(job)?.targets;
+          const sink = (keepAll: boolean) => () => (reader = new JobAnswerReader(this.scannedCollectors, keepAll, kept, earlier));
           let answer = await got(path, sink(this.answersDoNotScan));
           let read = (reader as JobAnswerReader | null)?.end();
           if (read?.kind === "lost") {
@@ -216,6 +223,7 @@ export class TaClient {
     );
     // answers read whole that all scanned: this TA's answers scan again, and are streamed from the next reading on
     if (wholeAtStart && scanned === jobList.length) this.answersDoNotScan = false;
+    this.lastJobs = jobs;
     let metrics: TaMetrics | null = null;
     let metricsError: string | null = null;
     try {
