@@ -50,7 +50,7 @@ export class JobAnswerReader {
 
   write(chunk: Uint8Array): void {
     if (this.kept) {
-      this.kept.push(chunk);
+      this.kept.push(Buffer.from(chunk)); // a copy: the chunk may be a view of a buffer its reader reuses
       this.keptBytes += chunk.length;
     }
     this.scanner.feed(chunk);

@@ -508,7 +508,7 @@ export class JobTargetsScanner {
       if (!prefix) {
         const close = stringEnd(dv, p);
         if (close < 0 || escaped || close - p < name.length || !atAscii(buf, close - name.length, name)) return -1;
-        prefix = view(buf.slice(p, close - name.length));
+        prefix = view(new Uint8Array(buf.subarray(p, close - name.length))); // a copy: the chunk may be a reused buffer
       } else if (!same(dv, p, prefix, 0, prefix.byteLength)) return -1;
       p += prefix.byteLength;
       if (!atAscii(buf, p, name)) return -1;

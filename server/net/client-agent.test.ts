@@ -1,15 +1,17 @@
 /**
- * boundedRequest against a real HTTP server on loopback: a keep-alive socket the peer drops while it sits in the pool is
- * retried once on a fresh socket; a reset on a fresh socket, a timeout and an oversized answer are reported as such. The
- * timeout is a deadline for the whole answer (a peer that dribbles a byte at a time is cut), a poll's byte budget is shared
- * by its requests, and a poll's signal cancels them.
+ * boundedRequest and the direct reach's FastHttpClient (server/net/fast-http.ts), one contract, against a real HTTP server
+ * on loopback: a keep-alive socket the peer drops while it sits in the pool is retried once on a fresh socket; a reset on
+ * a fresh socket, a timeout and an oversized answer are reported as such. The timeout is a deadline for the whole answer
+ * (a peer that dribbles a byte at a time is cut), a poll's byte budget is shared by its requests, and a poll's signal
+ * cancels them.
  */
 import http from "node:http";
 import https from "node:https";
 import net, { type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SourceError } from "@/lib/source-error";
-import { boundedRequest, bodyExcerpt, readConfiguredFile, type ByteBudget } from "@/server/net/client-agent";
+import { boundedRequest, bodyExcerpt, readConfiguredFile, type BoundedLimits, type ByteBudget } from "@/server/net/client-agent";
+import { FastHttpClient } from "@/server/net/fast-http";
 
 const hints = { tooLarge: "raise maxBytes", timeout: "raise timeout", tls: "check tls" };
 const limits = { source: "test", timeoutMs: 2000, maxBytes: 1024, hints };
@@ -17,8 +19,12 @@ const get = { path: "/x", method: "GET" as const, headers: {} };
 
 let servers: http.Server[] = [];
 let agents: http.Agent[] = [];
+/** the FastHttpClient standing for each agent: keep-alive connections of its own, as the agent's sockets */
+const fast = new Map<http.Agent, FastHttpClient>();
 afterEach(async () => {
   for (const a of agents) a.destroy();
+  for (const c of fast.values()) c.close();
+  fast.clear();
   for (const s of servers) {
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
@@ -46,7 +52,17 @@ async function serve(reset: (served: number) => boolean, body = "ok") {
   return { base: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), agent, seen };
 }
 
-describe("boundedRequest", () => {
+type Spec = typeof get;
+const viaFast = (base: URL, agent: http.Agent, spec: Spec, l: BoundedLimits) => {
+  let c = fast.get(agent);
+  if (!c) fast.set(agent, (c = new FastHttpClient(base, base.protocol === "https:" ? { rejectUnauthorized: false } : null)));
+  return c.get(spec.path, spec.headers, l);
+};
+
+describe.each([
+  ["boundedRequest", boundedRequest],
+  ["FastHttpClient", viaFast],
+] as const)("%s", (_name, boundedRequest) => {
   it("sends a request again on a fresh socket when the reused keep-alive socket was dropped by the peer", async () => {
     // every socket serves one request, then is dropped when the next one arrives on it
     const { base, agent, seen } = await serve((n) => n > 0);

@@ -89,7 +89,10 @@ export interface BoundedAnswer {
   contentType: string;
 }
 
-/** Takes an answer's body chunk by chunk as it arrives, instead of its being read into one buffer. */
+/**
+ * Takes an answer's body chunk by chunk as it arrives, instead of its being read into one buffer. A chunk may be a view of
+ * a buffer the connection reuses (server/net/fast-http.ts): it is valid during `write` only, and copied if kept.
+ */
 export interface BodySink {
   write(chunk: Buffer): void;
 }
@@ -110,7 +113,7 @@ export interface ByteBudget {
   exceeded(): SourceError;
 }
 
-type BoundedLimits = {
+export type BoundedLimits = {
   source: string;
   /** a deadline for the whole request, from sending it to the answer's last byte (not an idle timeout) */
   timeoutMs: number;
@@ -234,7 +237,7 @@ function attempt(
   });
 }
 
-function classifyRequestError(source: string, e: Error & { code?: string }, hints: RequestHints): SourceError {
+export function classifyRequestError(source: string, e: Error & { code?: string }, hints: RequestHints): SourceError {
   if (e instanceof SourceError) return e;
   const code = e.code ?? "";
   // A connection reset, refused or cut before the TLS handshake finished is the network's (a TA going away, a proxy in

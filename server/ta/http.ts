@@ -8,7 +8,7 @@ import "server-only";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
-import { bodyExcerpt, boundedRequest, readConfiguredFile, type BodySink, type ByteBudget } from "@/server/net/client-agent";
+import { bodyExcerpt, boundedRequest, readConfiguredFile, type BodySink, type BoundedLimits, type ByteBudget } from "@/server/net/client-agent";
 import { directTransport, type TaRoute, type TaTransport } from "@/server/ta/reach";
 
 export interface HttpResult {
@@ -126,26 +126,23 @@ export class TaHttp {
     const key = `targetAllocators.${this.role}`;
     this.requests++;
     const headers = via.headers ? { ...via.headers, ...this.headers } : this.headers;
-    const answer = boundedRequest(
-      via.base,
-      via.agent,
-      { path: `${via.pathPrefix ?? ""}${path}`, method: "GET", headers: accept ? { ...headers, Accept: accept } : headers },
-      {
-        source,
-        timeoutMs: this.config.timeoutSeconds * 1000,
-        maxBytes: Math.min(this.config.maxResponseBytes, this.config.maxBytesPerPoll),
-        budget: context.budget,
-        signal: context.signal,
-        sink: sink && ((status) => (status < 400 ? sink(status) : undefined)),
-        hints: {
-          tooLarge: `raise ${key}.maxResponseBytes (now ${this.config.maxResponseBytes} bytes) if this TA really serves that much`,
-          timeout: `the TA is slow or unreachable; raise ${key}.timeoutSeconds (now ${this.config.timeoutSeconds}, a deadline per request) if it is only slow`,
-          tls: this.config.tlsSecret
-            ? `the TA requires a client certificate signed by its CA and a CA for its server certificate (${key}.tlsSecret, tls.ca, tls.serverName)`
-            : "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
-        },
+    const limits: BoundedLimits = {
+      source,
+      timeoutMs: this.config.timeoutSeconds * 1000,
+      maxBytes: Math.min(this.config.maxResponseBytes, this.config.maxBytesPerPoll),
+      budget: context.budget,
+      signal: context.signal,
+      sink: sink && ((status) => (status < 400 ? sink(status) : undefined)),
+      hints: {
+        tooLarge: `raise ${key}.maxResponseBytes (now ${this.config.maxResponseBytes} bytes) if this TA really serves that much`,
+        timeout: `the TA is slow or unreachable; raise ${key}.timeoutSeconds (now ${this.config.timeoutSeconds}, a deadline per request) if it is only slow`,
+        tls: this.config.tlsSecret
+          ? `the TA requires a client certificate signed by its CA and a CA for its server certificate (${key}.tlsSecret, tls.ca, tls.serverName)`
+          : "the TA requires a client certificate signed by its CA and a CA file for its server certificate (tls.ca, tls.cert, tls.key)",
       },
-    );
+    };
+    const request = { path: `${via.pathPrefix ?? ""}${path}`, method: "GET" as const, headers: accept ? { ...headers, Accept: accept } : headers };
+    const answer = via.fast ? via.fast.get(request.path, request.headers, limits) : boundedRequest(via.base, via.agent, request, limits);
     return answer.then(({ status, body, size, contentType }) => {
       const refused = (status === 401 || status === 403) && via.refused?.(status, body);
       if (refused) throw new SourceError({ source, kind: "forbidden", status, ...refused });
