@@ -583,24 +583,28 @@ const ESCAPED = -2;
 const KIND = KEPT_LABELS.findIndex((l) => l.name === ENDPOINTSLICE_TARGET_KIND);
 const NAME = KEPT_LABELS.findIndex((l) => l.name === ENDPOINTSLICE_TARGET_NAME);
 
-/** The value of kept label `k` of the item just read (see keptOpen); "" when absent. */
-function keptAt(buf: Uint8Array, k: number, collector: string, memo: KeptValues | null): string {
+/**
+ * The value of kept label `k` of the item just read (see keptOpen); "" when absent. `expected` (the node of the target's
+ * earlier self) is returned itself when the bytes are its, without looking the value up.
+ */
+function keptAt(buf: Uint8Array, k: number, collector: string, memo: KeptValues | null, expected: string | null = null): string {
   const open = keptOpen[k];
   if (open === ESCAPED) return escapedValues[k]!;
   if (open < 0 || keptClose[k] === open + 1) return "";
+  if (expected !== null && expected.length === keptClose[k] - open - 1 && atAscii(buf, open + 1, expected)) return expected;
   return keptValue(buf, open, keptClose[k], collector, KEPT_LABELS[k].name, memo);
 }
 
-/** `targetNode` of the item just read, from its kept labels' places (see keptOpen). */
-function itemNode(buf: Uint8Array, collector: string, memo: KeptValues | null): string | null {
+/** `targetNode` of the item just read, from its kept labels' places (see keptOpen); `expected` as for keptAt. */
+function itemNode(buf: Uint8Array, collector: string, memo: KeptValues | null, expected: string | null): string | null {
   for (let k = 0; k < NODE_LABELS.length; k++) {
-    const v = keptAt(buf, k, collector, memo);
+    const v = keptAt(buf, k, collector, memo, expected);
     if (v !== "") return v;
   }
   const kind = keptOpen[KIND];
   const isNode = kind === ESCAPED ? escapedValues[KIND] === "Node" : kind >= 0 && keptClose[KIND] === kind + 5 && atAscii(buf, kind + 1, "Node");
   if (!isNode) return null;
-  const name = keptAt(buf, NAME, collector, memo);
+  const name = keptAt(buf, NAME, collector, memo, expected);
   return name === "" ? null : name;
 }
 
@@ -703,7 +707,7 @@ function scanItem(buf: Uint8Array, dv: DataView, p: number, collector: string, i
     }
   }
   if (byteAt(buf, p) !== CLOSE_CURLY || byteAt(buf, p + 1) !== CLOSE_CURLY) return -1;
-  const node = itemNode(buf, collector, memo);
+  const node = itemNode(buf, collector, memo, before ? before.node : null);
   into.push(before && before.node === node ? before : { address, node, collector });
   return p + 2;
 }
