@@ -330,6 +330,11 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   // counted, but left out of the medians.
   const pollsRead = pollsMeasured.filter((p) => p.bytes > 0);
   const lagMs = rec.lag.filter((l) => l.atMs > phaseStart).map((l) => l.ms);
+  // the serving thread's three worst seconds, placed against the polls (a second is the window before its sample)
+  for (const l of rec.lag.filter((x) => x.atMs > phaseStart).sort((a, b) => b.ms - a.ms).slice(0, 3)) {
+    const near = rec.polls.map((q) => ({ sinceStart: l.atMs - (q.endMs - q.wallMs), sinceEnd: l.atMs - q.endMs })).sort((a, b) => Math.abs(a.sinceStart) - Math.abs(b.sinceStart))[0];
+    if (near) log(`${nodes} nodes: lag ${l.ms.toFixed(0)} ms in the second before ${(near.sinceStart / 1000).toFixed(1)} s after a poll's start (${(near.sinceEnd / 1000).toFixed(1)} s after its end)`);
+  }
   const rss = rssOfTree(server.pid);
   const taRequestsPerPoll = ((await taRequests()) - requests0) / polls;
   const targets = ((await (await fetch(`${base}/api/v1/targets?limit=1`)).json()) as { total: number }).total;
