@@ -68,6 +68,13 @@ export function clientAgentWith(base: URL, tls: TlsConfig | undefined, options: 
   return new https.Agent({ ...options, ...tlsClientOptions(tls, material, maxVersion), servername: tls?.serverName });
 }
 
+/** The configured TLS files of an https `base`, read with `read` (which names the file and the fix when it fails); none for http. */
+export function readTlsMaterial(base: URL, tls: TlsConfig | undefined, read: (path: string, what: string) => Buffer): TlsClientMaterial {
+  if (base.protocol !== "https:") return {};
+  const file = (path: string | undefined, what: string) => (path ? read(path, what) : undefined);
+  return { ca: file(tls?.ca, "CA certificate"), cert: file(tls?.cert, "client certificate"), key: file(tls?.key, "client key") };
+}
+
 export function clientAgent(
   base: URL,
   tls: TlsConfig | undefined,
@@ -75,9 +82,7 @@ export function clientAgent(
   read: (path: string, what: string) => Buffer,
   maxVersion?: "TLSv1.3",
 ): http.Agent {
-  if (base.protocol !== "https:") return new http.Agent(options);
-  const file = (path: string | undefined, what: string) => (path ? read(path, what) : undefined);
-  return clientAgentWith(base, tls, options, { ca: file(tls?.ca, "CA certificate"), cert: file(tls?.cert, "client certificate"), key: file(tls?.key, "client key") }, maxVersion);
+  return clientAgentWith(base, tls, options, readTlsMaterial(base, tls, read), maxVersion);
 }
 
 export interface BoundedAnswer {
@@ -156,7 +161,8 @@ export async function boundedRequest(base: URL, agent: http.Agent, request: Boun
   return second;
 }
 
-const abortReason = (signal: AbortSignal, source: string): SourceError =>
+/** Why a cancelled request failed: the signal's reason when it is a SourceError (the poll's deadline or budget). */
+export const abortReason = (signal: AbortSignal, source: string): SourceError =>
   signal.reason instanceof SourceError ? signal.reason : new SourceError({ source, kind: "timeout", message: "the request was cancelled" });
 
 /** One try; a reset of a reused socket before any answer comes back as `staleSocket` instead of rejecting. */

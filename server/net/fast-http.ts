@@ -17,7 +17,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { SourceError } from "@/lib/source-error";
 import { HttpResponseReader, type ResponseHead } from "@/lib/http/response-reader";
-import { classifyRequestError, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
+import { abortReason, classifyRequestError, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
 
 /** Bytes read from the socket at a time (TLS hands over at most one 16 KiB record per read). */
 const READ_BUFFER = 64 * 1024;
@@ -219,6 +219,3 @@ export class FastHttpClient {
     });
   }
 }
-
-const abortReason = (signal: AbortSignal, source: string): SourceError =>
-  signal.reason instanceof SourceError ? signal.reason : new SourceError({ source, kind: "timeout", message: "the request was cancelled" });

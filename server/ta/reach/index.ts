@@ -20,7 +20,7 @@ import * as k8s from "@kubernetes/client-node";
 import type { KubernetesConfig, TaConfig } from "@/lib/config/schema";
 import { SourceError } from "@/lib/source-error";
 import { forbiddenMessage, reachFromConfig, serviceProxyPrefix, tunnelServerName, type ReachSpec } from "@/lib/ta/reach";
-import { clientAgentWith, tlsClientOptions } from "@/server/net/client-agent";
+import { clientAgentWith, readTlsMaterial, tlsClientOptions } from "@/server/net/client-agent";
 import { FastHttpClient } from "@/server/net/fast-http";
 import { kubeConfigFor } from "@/server/kube/informers";
 import { readTlsSecret, type TlsMaterial } from "@/server/ta/secret-tls";
@@ -69,8 +69,7 @@ const agentOptions = (config: TaConfig): http.AgentOptions => ({ keepAlive: true
 /** The direct transport with TLS files: built at once (a file that cannot be read throws its SourceError here). */
 export function directTransport(config: TaConfig, read: Read): TaTransport {
   const base = new URL(config.url);
-  const file = (path: string | undefined, what: string) => (path ? read(path, what) : undefined);
-  const material = base.protocol === "https:" ? { ca: file(config.tls?.ca, "CA certificate"), cert: file(config.tls?.cert, "client certificate"), key: file(config.tls?.key, "client key") } : {};
+  const material = readTlsMaterial(base, config.tls, read);
   const agent = clientAgentWith(base, config.tls, agentOptions(config), material, "TLSv1.3");
   const fast = new FastHttpClient(base, base.protocol === "https:" ? { ...tlsClientOptions(config.tls, material, "TLSv1.3"), servername: config.tls?.serverName } : null);
   const route: TaRoute = { base, agent, fast };
