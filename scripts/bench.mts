@@ -333,7 +333,7 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   // the serving thread's three worst seconds, placed against the polls (a second is the window before its sample)
   for (const l of rec.lag.filter((x) => x.atMs > phaseStart).sort((a, b) => b.ms - a.ms).slice(0, 3)) {
     const near = rec.polls.map((q) => ({ sinceStart: l.atMs - (q.endMs - q.wallMs), sinceEnd: l.atMs - q.endMs })).sort((a, b) => Math.abs(a.sinceStart) - Math.abs(b.sinceStart))[0];
-    if (near) log(`${nodes} nodes: lag ${l.ms.toFixed(0)} ms in the second before ${(near.sinceStart / 1000).toFixed(1)} s after a poll's start (${(near.sinceEnd / 1000).toFixed(1)} s after its end)`);
+    if (near) log(`${nodes} nodes: lag ${l.ms.toFixed(0)} ms in the second before ${(near.sinceStart / 1000).toFixed(1)} s after a poll's start (${(near.sinceEnd / 1000).toFixed(1)} s after its end; at ${new Date(l.atMs).toISOString().slice(11, 23)})`);
   }
   const rss = rssOfTree(server.pid);
   const taRequestsPerPoll = ((await taRequests()) - requests0) / polls;

@@ -29,6 +29,9 @@ export function pushedRequest<R extends string>(url: string, basePath: string, r
   return { route, cluster, search };
 }
 
+/** Smaller answers are sent as they are (gzip would save less than its own cost). */
+export const GZIP_MIN_BYTES = 1024;
+
 /** Whether an Accept-Encoding header takes gzip (RFC 9110 12.5.3: listed, or `*`, with a q-value above 0). */
 export function acceptsGzip(header: string | undefined): boolean {
   if (!header) return false;

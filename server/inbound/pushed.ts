@@ -3,8 +3,9 @@
  * monitors, diagnostics), served by the server entry itself, before Next.js. They are the latest poll's bytes as the
  * worker pushed them; through Next.js each such request cost a few milliseconds of the serving thread (its router, the
  * proxy, the route handler) and the 1.8 MB nodes answer at 5,000 nodes was gzipped again for every page load. Here a
- * request costs the access decision and a write, and each answer is gzipped once (in zlib's thread pool, not on the event
- * loop) for every client that takes gzip.
+ * request costs the access decision and a write. The worker sends each large answer gzipped as well (made on the poll
+ * thread, at its lower priority); an answer without that copy (one asked for on request, or a holder's) is gzipped once,
+ * in zlib's thread pool, not on the event loop.
  *
  * The answer is the same as Next.js' route would give: the same access decision, refusal and security headers
  * (server/inbound/early.ts), the same bytes. Whatever this module is unsure of goes on to Next.js untouched: another
@@ -15,41 +16,15 @@
 import type http from "node:http";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import { acceptsGzip, pushedRequest } from "@/lib/inbound/pushed";
+import { acceptsGzip, GZIP_MIN_BYTES, pushedRequest } from "@/lib/inbound/pushed";
 import { admit, headerOf, send } from "@/server/inbound/early";
 import { settledRuntime } from "@/server/inbound/runtime-now";
-import type { ClusterHandle } from "@/server/poll/host";
 import { PUSHED_ROUTES, type Answer } from "@/server/poll/protocol";
 
 const gzip = promisify(zlib.gzip);
 
-/** Smaller answers are sent as they are (gzip would save less than its own cost). */
-const GZIP_MIN_BYTES = 1024;
-
 /** Each answer's gzipped bytes, made once per answer (the bodies are replaced at every poll, and collected with them). */
 const gzipped = new WeakMap<Uint8Array, Promise<Buffer>>();
-
-/**
- * From the first request on, each poll's large answers are gzipped as they arrive, so that the first page load after a
- * poll does not wait for it (only where this replica polls: elsewhere an answer is the holder's, asked for on request).
- */
-const warmed = new WeakSet<ClusterHandle>();
-
-function warm(handle: ClusterHandle): void {
-  if (warmed.has(handle)) return;
-  warmed.add(handle);
-  const compressAll = () => {
-    if (handle.mode.kind !== "local") return;
-    for (const route of PUSHED_ROUTES) {
-      handle.answer({ route, search: "" }).then(
-        (a) => void (a.status === 200 && a.body.byteLength >= GZIP_MIN_BYTES ? gzipOnce(a.body) : undefined),
-        () => undefined,
-      );
-    }
-  };
-  handle.onSnapshot(compressAll);
-  compressAll();
-}
 
 function gzipOnce(body: Uint8Array): Promise<Buffer> {
   let p = gzipped.get(body);
@@ -72,7 +47,6 @@ export async function servePushed(req: http.IncomingMessage, res: http.ServerRes
   if (!runtime) return false;
   const handle = runtime.pollers.get(asked.cluster ?? runtime.config.clusters[0].name);
   if (!handle?.latest) return false;
-  warm(handle);
   const admitted = admit(req, res, `/api/v1/${asked.route}`);
   if (admitted === "next") return false;
   if (admitted === "refused") return true;
@@ -84,7 +58,7 @@ export async function servePushed(req: http.IncomingMessage, res: http.ServerRes
   }
   const answerHeaders = { "Content-Type": "application/json", ...admitted, "Cache-Control": "no-store", Vary: "Accept-Encoding" };
   if (a.body.byteLength >= GZIP_MIN_BYTES && acceptsGzip(headerOf(req, "accept-encoding") ?? undefined)) {
-    send(res, a.status, { ...answerHeaders, "Content-Encoding": "gzip" }, await gzipOnce(a.body));
+    send(res, a.status, { ...answerHeaders, "Content-Encoding": "gzip" }, a.gzip ?? (await gzipOnce(a.body)));
   } else {
     send(res, a.status, answerHeaders, a.body);
   }

@@ -28,7 +28,7 @@ import { ApiError } from "@/server/api-error";
 import { questionKey, type AnswerQuestion } from "@/server/poll/answers";
 import { withHolderStale, type HolderProblem } from "@/lib/lease/holder-stale";
 import { peerAnswer, peerMeta, PeerError, type PeerToken } from "@/server/lease/peer";
-import type { Answer, FromWorker, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
+import type { Answer, FromWorker, MetricsText, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
 export const MAX_FIRST_POLL_WAITERS = 256;
@@ -348,7 +348,10 @@ export class PollHost {
     const { file, entry, execArgv } = workerEntry();
     // with `lease`, a (re)started worker polls exactly the clusters whose Lease this replica holds
     const polling = this.peer ? [...this.clusters.values()].filter((h) => h.mode.kind === "local").map((h) => h.config.name) : undefined;
-    const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry, polling };
+    // a fresh count per worker: a restarted worker's texts are its own
+    this.metricsVersion = new Int32Array(new SharedArrayBuffer(4));
+    this.metricsCopy = undefined;
+    const init: WorkerInit & { entry?: string } = { configFile: this.configFile, entry, polling, metricsVersion: this.metricsVersion.buffer as SharedArrayBuffer };
     const override = heapFlagOverride(process.execArgv, process.env.NODE_OPTIONS);
     if (override && this.starts === 0) this.log(`allocation-lens: ${override} caps the poll worker's heap too; pollWorker.maxHeapMiB (${this.heap.maxHeapMiB}) does not apply`);
     const worker = startWorker(file, { workerData: init, execArgv, name: "allocation-lens-poll", resourceLimits: workerHeapLimits(this.heap) }, this.log);
@@ -379,6 +382,7 @@ export class PollHost {
         return;
       case "polled":
         this.restartMs = 1000;
+        if (m.metrics) this.metricsCopy = m.metrics;
         this.clusters.get(m.cluster)?.polled(m.meta, m.answers);
         return;
       case "reply": {
@@ -429,15 +433,22 @@ export class PollHost {
     this.ask({ t: "poll", cluster, run: holder.self }).catch((e) => this.log(`allocation-lens: cannot ${holder.self ? "start" : "suspend"} the poller of ${cluster}: ${(e as Error)?.message ?? e}`));
   }
 
-  private metricsCopy: { version: string; bytes: Uint8Array } | undefined;
+  private metricsCopy: MetricsText | undefined;
+  /** the worker's metrics change count (WorkerInit.metricsVersion) */
+  private metricsVersion: Int32Array | undefined;
 
   /**
-   * The worker's allocation_lens_* exposition text as UTF-8 bytes (sent again by the worker only when it changed; the same
-   * array until then). Kept as bytes outside the JavaScript heap: every scrape writes them as they are.
+   * The worker's allocation_lens_* exposition text as UTF-8 bytes, kept outside the JavaScript heap: every scrape writes
+   * them as they are. A scrape reads the copy while the worker's change count says it is current; otherwise it asks the
+   * worker (which sends the text only when it changed). After the first question the worker also sends the text with every
+   * poll's news, so that between polls without churn no scrape asks at all.
    */
   async metricsBytes(): Promise<Uint8Array> {
-    const r = await this.ask<{ version: string; bytes: Uint8Array | null }>({ t: "metrics", have: this.metricsCopy?.version });
-    if (r.bytes !== null) this.metricsCopy = { version: r.version, bytes: r.bytes };
+    const copy = this.metricsCopy;
+    if (copy && this.metricsVersion && Atomics.load(this.metricsVersion, 0) === copy.seq) return copy.bytes;
+    const r = await this.ask<{ version: string; seq: number; bytes: Uint8Array | null }>({ t: "metrics", have: copy?.version });
+    if (r.bytes !== null) this.metricsCopy = { version: r.version, seq: r.seq, bytes: r.bytes };
+    else if (copy) this.metricsCopy = { ...copy, seq: r.seq };
     return this.metricsCopy?.bytes ?? new Uint8Array(0);
   }
 

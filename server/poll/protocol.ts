@@ -41,19 +41,37 @@ export type SnapshotMeta = Omit<Snapshot, "analysis"> & {
 export interface Answer {
   status: number;
   body: Uint8Array;
+  /**
+   * The body gzipped, made by the worker for the pushed routes' answers of GZIP_MIN_BYTES or more (lib/inbound/pushed.ts):
+   * compressing in the poll thread, at its lower priority, keeps that work off the serving process' thread pool.
+   */
+  gzip?: Uint8Array;
+}
+
+/** The worker's allocation_lens_* exposition text as UTF-8 bytes, and the version it was rendered at. */
+export interface MetricsText {
+  version: string;
+  /** the worker's change count when the text was rendered, as WorkerInit.metricsVersion holds it */
+  seq: number;
+  bytes: Uint8Array;
 }
 
 export interface WorkerInit {
   configFile: string;
   /** the clusters to poll from the start; undefined: every cluster (without `lease`, every replica polls them all) */
   polling?: string[];
+  /**
+   * One Int32 the worker keeps at its metrics' change count (WorkerMetrics): the serving thread reads it to know, without
+   * asking, whether its copy of the text is current.
+   */
+  metricsVersion?: SharedArrayBuffer;
 }
 
 export type ToWorker =
   | { t: "answer"; id: number; cluster: string; question: AnswerQuestion }
   /** the whole latest snapshot, structured-cloned (tests and debugging; never on a request's path) */
   | { t: "snapshot"; id: number; cluster: string }
-  /** the exposition text of the worker's registry (allocation_lens_* series) as UTF-8: `{version, bytes}`, bytes null when `have` is current */
+  /** the exposition text of the worker's registry (allocation_lens_* series): a MetricsText, bytes null when `have` is current */
   | { t: "metrics"; id: number; have?: string }
   /** start (`run` true) or suspend the cluster's poller: this replica took or lost the cluster's Lease */
   | { t: "poll"; id: number; cluster: string; run: boolean }
@@ -62,7 +80,11 @@ export type ToWorker =
 export type FromWorker =
   /** `priority`: the poll thread's scheduling priority ("nice 10"), or why it is unchanged */
   | { t: "started"; clusters: string[]; priority: string }
-  | { t: "polled"; cluster: string; meta: SnapshotMeta; answers: Array<{ key: string; answer: Answer }> }
+  /**
+   * A poll finished. `metrics`: the worker's exposition text as of this poll, sent once a scrape has asked for it (the
+   * serving thread then answers scrapes from it without asking the worker, see PollHost.metricsBytes)
+   */
+  | { t: "polled"; cluster: string; meta: SnapshotMeta; answers: Array<{ key: string; answer: Answer }>; metrics?: MetricsText }
   | { t: "reply"; id: number; ok: true; value: unknown }
   | { t: "reply"; id: number; ok: false; error: { status: number; code: string; message: string } }
   | { t: "failed"; message: string }

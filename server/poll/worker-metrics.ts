@@ -28,11 +28,19 @@ export class WorkerMetrics {
    * Prometheus replicas, the bench's once a second) would otherwise each pay for it, inside a running poll too.
    */
   version = 1;
-  private rendered: { version: string; text: string } | undefined;
+  private rendered: { version: string; seq: number; text: string } | undefined;
   /** one per worker: a restarted worker's versions never match its predecessor's */
   private readonly epoch = randomUUID();
 
-  constructor(private readonly pollers: ReadonlyMap<string, ClusterPoller>) {
+  /** `version`, published for the serving thread (WorkerInit.metricsVersion) */
+  private readonly published: Int32Array | undefined;
+
+  constructor(
+    private readonly pollers: ReadonlyMap<string, ClusterPoller>,
+    metricsVersion?: SharedArrayBuffer,
+  ) {
+    this.published = metricsVersion && new Int32Array(metricsVersion, 0, 1);
+    this.publish();
     const counter = (m: (typeof CHURN_METRICS)["readinessTransitions" | "targetReassignments"]) =>
       new Counter<"cluster" | "role">({ name: m.name, help: m.help, labelNames: ["cluster", "role"], registers: [this.registry] });
     const perPod = CHURN_METRICS.collectorTransitions;
@@ -50,7 +58,7 @@ export class WorkerMetrics {
         this.set({ kind: "limit" }, h.heap_size_limit);
       },
     });
-    const bump = () => void this.version++;
+    const bump = () => this.changed();
     const counted = (c: CounterLike): CounterLike => ({ inc: (labels, value) => (c.inc(labels, value), bump()) });
     const perPodCounter = new Counter({ name: perPod.name, help: perPod.help, labelNames: ["cluster", "role", "pod", "node"], registers: [this.registry] });
     const podCounted: PodCounterLike = { inc: (labels, value) => (perPodCounter.inc(labels, value), bump()), remove: (labels) => (perPodCounter.remove(labels), bump()) };
@@ -77,15 +85,22 @@ export class WorkerMetrics {
   /** A poll finished: the gauges have new values. */
   changed(): void {
     this.version++;
+    this.publish();
+  }
+
+  private publish(): void {
+    if (this.published) Atomics.store(this.published, 0, this.version | 0);
   }
 
   /** The exposition text of every allocation_lens_* series (the poll worker's heap as of the last change). */
-  render(): Promise<{ version: string; text: string }> {
+  render(): Promise<{ version: string; seq: number; text: string }> {
     const run = async () => {
       const version = `${this.epoch}:${this.version}`;
+      // taken before rendering: a change during the render makes the serving thread ask again, never keep an older text
+      const seq = this.version | 0;
       if (this.rendered?.version === version) return this.rendered;
       this.derived.set(this.series());
-      this.rendered = { version, text: await this.registry.metrics() };
+      this.rendered = { version, seq, text: await this.registry.metrics() };
       return this.rendered;
     };
     const result = this.queue.then(run, run);
