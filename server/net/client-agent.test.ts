@@ -183,6 +183,23 @@ describe.each([
     await expect(pending).rejects.toBe(reason);
     await expect(boundedRequest(base, agent, get, { ...limits, signal: stop.signal })).rejects.toBe(reason);
   });
+
+  it("refuses a header value with a line break before anything is sent, and does not repeat the value", async () => {
+    const { base, agent, seen } = await serve(() => false);
+    const value = "Bearer s3cret\r\nX-Injected: 1";
+    const err = await boundedRequest(base, agent, { ...get, headers: { ...get.headers, Authorization: value } }, limits).then(
+      () => new Error("expected a refusal"),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SourceError);
+    expect(err).toMatchObject({ kind: "config", message: expect.stringContaining("Authorization") });
+    const text = JSON.stringify(err) + String((err as Error).message);
+    expect(text).not.toContain("s3cret");
+    expect(text).not.toContain("X-Injected");
+    expect(seen.requests).toBe(0);
+    // and the client still works for a proper request
+    expect((await boundedRequest(base, agent, get, limits)).status).toBe(200);
+  });
 });
 
 describe("what failures say", () => {

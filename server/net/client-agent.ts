@@ -9,6 +9,7 @@ import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
 import { SourceError } from "@/lib/source-error";
+import { unsendableHeader } from "@/lib/http/header-check";
 import type { TlsConfig } from "@/lib/config/schema";
 
 /** TLS error codes and messages: a failure of the handshake or of certificate checks rather than of the network. */
@@ -153,12 +154,24 @@ export type BoundedLimits = {
  * second try has what is left of the deadline.
  */
 export async function boundedRequest(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer> {
+  refuseUnsendable(request.headers, limits.source);
   const deadline = performance.now() + limits.timeoutMs;
   const first = await attempt(base, agent, request, limits, deadline);
   if (!("staleSocket" in first)) return first;
   const second = await attempt(base, agent, request, limits, deadline);
   if ("staleSocket" in second) throw second.staleSocket;
   return second;
+}
+
+/**
+ * Throws a `config` SourceError naming the request header that cannot be sent (a line break or another control character
+ * in its value: it would end the header and start another), never its value. Node's client would throw a TypeError of
+ * its own; a client that writes the request itself (server/net/fast-http.ts) would send it.
+ */
+export function refuseUnsendable(headers: Record<string, string>, source: string): void {
+  const unsendable = unsendableHeader(headers);
+  if (unsendable === null) return;
+  throw new SourceError({ source, kind: "config", message: `the ${unsendable} request header holds a character a header cannot carry (a line break or another control character)` });
 }
 
 /** Why a cancelled request failed: the signal's reason when it is a SourceError (the poll's deadline or budget). */

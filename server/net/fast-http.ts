@@ -17,7 +17,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { SourceError } from "@/lib/source-error";
 import { HttpResponseReader, type ResponseHead } from "@/lib/http/response-reader";
-import { abortReason, classifyRequestError, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
+import { abortReason, classifyRequestError, refuseUnsendable, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
 
 /** Bytes read from the socket at a time (TLS hands over at most one 16 KiB record per read). */
 const READ_BUFFER = 64 * 1024;
@@ -94,6 +94,7 @@ export class FastHttpClient {
 
   /** One GET of `path` (sent as given) with `headers`, within `limits`. */
   async get(path: string, headers: Record<string, string>, limits: BoundedLimits): Promise<BoundedAnswer> {
+    refuseUnsendable(headers, limits.source);
     const deadline = performance.now() + limits.timeoutMs;
     const first = await this.attempt(path, headers, limits, deadline);
     if (!("staleSocket" in first)) return first;

@@ -3,6 +3,9 @@
  * number of jobs) and each request has a deadline from start to last byte; whatever ends a reading ends it at once, with
  * no further request, and names the limit and its configuration key.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SourceError } from "@/lib/source-error";
 import { extractJobTargets } from "@/lib/ta/extract";
@@ -49,6 +52,33 @@ async function settledPaths(ta: FakeTa): Promise<string[]> {
 const targetRequests = (paths: string[]) => paths.filter((p) => /^\/jobs\/.+\/targets$/.test(p)).length;
 
 describe("TaClient.read", () => {
+  it("sends the bearer token of bearerTokenFile, and refuses a file whose token holds a line break, naming the key and not the token", async () => {
+    const ta = await fake({ a: 1 });
+    const authorization: (string | undefined)[] = [];
+    ta.jobRoute = (req, res) => (authorization.push(req.headers.authorization), sendJson(res, jobAnswer("a", 1)));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "al-token-"));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "token");
+    fs.writeFileSync(file, "s3cret-token\n");
+    await client(ta, { bearerTokenFile: file }).read();
+    expect(authorization).toEqual(["Bearer s3cret-token"]);
+
+    fs.writeFileSync(file, "s3cret-token\r\nX-Injected: 1\n");
+    const requests = ta.paths.length;
+    const err = (() => {
+      try {
+        client(ta, { bearerTokenFile: file });
+      } catch (e) {
+        return e;
+      }
+      return new Error("expected the client to refuse the token file");
+    })();
+    expect(err).toBeInstanceOf(SourceError);
+    expect(err).toMatchObject({ kind: "config", source: "c/ta/per-node", hint: expect.stringContaining("targetAllocators.per-node.bearerTokenFile") });
+    expect(JSON.stringify(err) + String((err as Error).message)).not.toMatch(/s3cret|X-Injected/);
+    expect(ta.paths.length).toBe(requests);
+  });
+
   it("reads a sound TA through the scanner, within every limit", async () => {
     const ta = await fake({ a: 3, b: 2 });
     const r = await client(ta).read();

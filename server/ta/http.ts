@@ -5,6 +5,7 @@ import "server-only";
  * Failures become SourceErrors whose messages are fixed per kind of failure: an excerpt of an error body goes to `detail`
  * (the server log) only, and never for /scrape_configs, whose answers may carry credentials.
  */
+import { isHeaderValue } from "@/lib/http/header-check";
 import { SourceError } from "@/lib/source-error";
 import { nextRetryDelay, type RetryPolicy, DEFAULT_RETRY } from "@/lib/retry";
 import type { TaConfig } from "@/lib/config/schema";
@@ -57,6 +58,15 @@ export class TaHttp {
     this.role = source.split("/").pop() ?? "";
     this.headers = { Accept: "application/json", "User-Agent": "allocation-lens" };
     const token = config.bearerTokenFile ? read(config.bearerTokenFile, "bearer token").toString("utf8").trim() : undefined;
+    if (token && !isHeaderValue(token)) {
+      // named without its value: the token goes to the TA alone, never into an error, a log or an answer
+      throw new SourceError({
+        source,
+        kind: "config",
+        message: "the bearer token holds a character a request header cannot carry (a line break inside it, or another control character)",
+        hint: `check targetAllocators.${this.role}.bearerTokenFile: the file holds the token alone, on one line`,
+      });
+    }
     if (token) this.headers.Authorization = `Bearer ${token}`;
     if (!transport && config.tlsSecret) {
       throw new SourceError({ source, kind: "config", message: "tlsSecret needs the cluster's Kubernetes access", hint: "build the TA client with taTransport (server/ta/reach)" });
