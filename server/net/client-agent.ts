@@ -155,13 +155,28 @@ export type BoundedLimits = {
  */
 export async function boundedRequest(base: URL, agent: http.Agent, request: BoundedRequestSpec, limits: BoundedLimits): Promise<BoundedAnswer> {
   refuseUnsendable(request.headers, limits.source);
-  const deadline = performance.now() + limits.timeoutMs;
-  const first = await attempt(base, agent, request, limits, deadline);
+  return againOnStaleSocket(limits.timeoutMs, (deadline) => attempt(base, agent, request, limits, deadline));
+}
+
+/** One try of a request: its answer, or `staleSocket` when a reused keep-alive socket was reset before any answer. */
+export type Attempt = (deadline: number, fresh: boolean) => Promise<BoundedAnswer | { staleSocket: SourceError }>;
+
+/**
+ * The stale-socket rule of both clients (above; server/net/fast-http.ts): one try, and when a reused socket turned out
+ * stale, one more on a fresh socket (`fresh` true) within what is left of the same deadline.
+ */
+export async function againOnStaleSocket(timeoutMs: number, attempt: Attempt): Promise<BoundedAnswer> {
+  const deadline = performance.now() + timeoutMs;
+  const first = await attempt(deadline, false);
   if (!("staleSocket" in first)) return first;
-  const second = await attempt(base, agent, request, limits, deadline);
+  const second = await attempt(deadline, true);
   if ("staleSocket" in second) throw second.staleSocket;
   return second;
 }
+
+/** An answer over `limits.maxBytes`: the error both clients give, with the key that sets the limit in its hint. */
+export const tooLargeError = ({ source, maxBytes, hints }: Pick<BoundedLimits, "source" | "maxBytes" | "hints">): SourceError =>
+  new SourceError({ source, kind: "too_large", message: `answer larger than ${maxBytes} bytes`, hint: hints.tooLarge });
 
 /**
  * Throws a `config` SourceError naming the request header that cannot be sent (a line break or another control character
@@ -204,7 +219,7 @@ function attempt(
       reject(err);
     };
     const onAbort = () => fail(abortReason(signal!, source));
-    const tooLarge = () => new SourceError({ source, kind: "too_large", message: `answer larger than ${maxBytes} bytes`, hint: hints.tooLarge });
+    const tooLarge = () => tooLargeError(limits);
     const req = lib.request({ ...urlToHttpOptions(base), path: request.path, method: request.method, agent, headers: request.headers }, (res) => {
       answered = true;
       const declared = Number(res.headers["content-length"]);

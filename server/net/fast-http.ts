@@ -17,7 +17,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { SourceError } from "@/lib/source-error";
 import { HttpResponseReader, type ResponseHead } from "@/lib/http/response-reader";
-import { abortReason, classifyRequestError, refuseUnsendable, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
+import { abortReason, againOnStaleSocket, classifyRequestError, refuseUnsendable, tooLargeError, type BoundedAnswer, type BoundedLimits, type BodySink } from "@/server/net/client-agent";
 
 /** Bytes read from the socket at a time (TLS hands over at most one 16 KiB record per read). */
 const READ_BUFFER = 64 * 1024;
@@ -95,12 +95,7 @@ export class FastHttpClient {
   /** One GET of `path` (sent as given) with `headers`, within `limits`. */
   async get(path: string, headers: Record<string, string>, limits: BoundedLimits): Promise<BoundedAnswer> {
     refuseUnsendable(headers, limits.source);
-    const deadline = performance.now() + limits.timeoutMs;
-    const first = await this.attempt(path, headers, limits, deadline);
-    if (!("staleSocket" in first)) return first;
-    const second = await this.attempt(path, headers, limits, deadline, true);
-    if ("staleSocket" in second) throw second.staleSocket;
-    return second;
+    return againOnStaleSocket(limits.timeoutMs, (deadline, fresh) => this.attempt(path, headers, limits, deadline, fresh));
   }
 
   close(): void {
@@ -142,7 +137,7 @@ export class FastHttpClient {
         reject(err);
       };
       const onAbort = () => fail(abortReason(signal!, source));
-      const tooLarge = () => new SourceError({ source, kind: "too_large", message: `answer larger than ${maxBytes} bytes`, hint: hints.tooLarge });
+      const tooLarge = () => tooLargeError(limits);
       const reader = new HttpResponseReader();
       let head: ResponseHead | null = null;
       const body = (buf: Uint8Array, start: number, end: number) => {

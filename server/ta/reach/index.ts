@@ -32,22 +32,22 @@ export type { PodChoice, PodResolver } from "@/server/ta/reach/pods";
 /** A reach, with what only the server has: a pod resolver (discovery may bring its own). */
 export type Reach = Exclude<ReachSpec, { kind: "port-forward" }> | (Extract<ReachSpec, { kind: "port-forward" }> & { pods?: PodResolver });
 
-/** Where and how the next request goes. */
-export interface TaRoute {
+/**
+ * Where and how the next request goes: through Node's client with `agent` (the reaches through the API server, a
+ * Secret's certificates), or, for the direct reach, through `fast`: its own connections, each read into one reused buffer
+ * (server/net/fast-http.ts).
+ */
+export type TaRoute = RouteCommon & ({ agent: http.Agent; fast?: undefined } | { fast: FastHttpClient; agent?: undefined });
+
+interface RouteCommon {
   /** scheme, host and port of the requests (their Host header); the agent decides where the bytes go */
   base: URL;
-  agent: http.Agent;
   /** sent with every request (the API server's Authorization for the service proxy) */
   headers?: Record<string, string>;
   /** put before the TA's path (the service proxy's) */
   pathPrefix?: string;
   /** a 401/403 that the API server answered rather than the TA: what it means */
   refused?: (status: number, body: Buffer) => { message: string; hint: string } | undefined;
-  /**
-   * the direct reach's own connections, read into one reused buffer each (server/net/fast-http.ts): every request of a
-   * route that has it goes through it instead of `agent`
-   */
-  fast?: FastHttpClient;
 }
 
 export interface TaTransport {
@@ -70,17 +70,13 @@ const agentOptions = (config: TaConfig): http.AgentOptions => ({ keepAlive: true
 export function directTransport(config: TaConfig, read: Read): TaTransport {
   const base = new URL(config.url);
   const material = readTlsMaterial(base, config.tls, read);
-  const agent = clientAgentWith(base, config.tls, agentOptions(config), material, "TLSv1.3");
   const fast = new FastHttpClient(base, base.protocol === "https:" ? { ...tlsClientOptions(config.tls, material, "TLSv1.3"), servername: config.tls?.serverName } : null);
-  const route: TaRoute = { base, agent, fast };
+  const route: TaRoute = { base, fast };
   return {
     kind: "direct",
     route: () => route,
     failed: () => {},
-    close: () => {
-      agent.destroy();
-      fast.close();
-    },
+    close: () => fast.close(),
   };
 }
 
