@@ -40,6 +40,7 @@ export interface DemoOptions {
   host: string;
   /** seconds between the dashboard's polls, written into the generated dashboard configuration */
   pollInterval: number;
+  /** where the generated files go (configuration, TLS, tokens, history); default a new temporary directory, removed at close() */
   dir?: string;
   ports?: { kube?: number; control?: number; "per-node"?: number; "cluster-scraper"?: number };
   /** ms between TA reconciles; default 1000 (cloudwatch) or 5000 (upstream applies collector changes at most every 5 s) */
@@ -93,6 +94,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const perNodeStrategy: StrategyName = o.strategy ?? "per-node";
   const perNodeFallback = perNodeStrategy === "per-node" ? (o.fallback === undefined ? "consistent-hashing" : o.fallback) : null;
   const graceSeconds = o.graceSeconds ?? 30;
+  // a directory of its own (keys, tokens, the dashboard's history) is removed at close(); one given is the caller's
+  const ownDir = o.dir === undefined;
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-demo-"));
   fs.mkdirSync(dir, { recursive: true });
   const annotationKey = o.annotationKey ?? DEFAULT_SCRAPER_ANNOTATION;
@@ -200,6 +203,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     }
   } catch (e) {
     await closeStarted();
+    if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 
@@ -283,6 +287,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       scenario.stop();
       faults.stop();
       await Promise.all([control.close(), closeStarted()]);
+      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
