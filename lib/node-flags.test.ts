@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { givenFlag, heapFlagsToSet, HEAP_GROWING_PERCENT, SERVING_NODE_FLAGS, workerExecArgv } from "@/lib/node-flags";
+import { GC_THREADING_FLAG, givenFlag, heapFlagsToSet, HEAP_GROWING_PERCENT, SERVING_NODE_FLAGS, workerExecArgv } from "@/lib/node-flags";
 
 describe("the process' V8 settings", () => {
   it("finds a flag given with dashes or underscores, with or without a value, on the command line or in NODE_OPTIONS", () => {
@@ -21,7 +21,9 @@ describe("the process' V8 settings", () => {
 
   it("passes the process' flags to the poll worker without the serving thread's semi-space", () => {
     expect(workerExecArgv([...SERVING_NODE_FLAGS, "--enable-source-maps", "--max_semi_space_size=8", "--cpu-prof"])).toEqual(["--enable-source-maps", "--cpu-prof"]);
-    expect(SERVING_NODE_FLAGS.every((f) => givenFlag("max-semi-space-size", [f]))).toBe(true);
+    expect(workerExecArgv(["--single_threaded_gc", "--single-threaded-gc-x", "--trace-gc"])).toEqual(["--single-threaded-gc-x", "--trace-gc"]);
+    expect(givenFlag("max-semi-space-size", SERVING_NODE_FLAGS)).toBe("--max-semi-space-size=2");
+    expect(SERVING_NODE_FLAGS).toContain(GC_THREADING_FLAG);
   });
 });
 

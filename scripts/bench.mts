@@ -5,7 +5,8 @@
  *  1. the demo cluster at that size (its own process, as a real TA would be);
  *  2. the yardstick, before any dashboard runs: this process fetches every job answer of one poll once, over the same TLS
  *     and HTTP as the dashboard, into a file; a child process (scripts/json-parse-yardstick.mts) times a plain JSON.parse
- *     of those bytes, best of 3, while nothing else of ours runs;
+ *     of those bytes, best of 3, while nothing else of ours runs, with the dashboard's garbage collection setting (each
+ *     thread collects its own garbage: GC_THREADING_FLAG), so that both sides count their collections in their thread's CPU;
  *  3. the built dashboard against it (its own process); after its first poll, a rolling update of the per-node agents for
  *     churn, then N polls: wall, CPU and bytes from the dashboard's own /metrics (allocation_lens_poll_*; the CPU is
  *     whatever that metric measures, its HELP text is printed), the API sampled every 200 ms, the serving thread's event-
@@ -24,6 +25,7 @@ import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
+import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
 
 const USAGE = `usage: npm run bench -- [options]
@@ -199,7 +201,8 @@ async function yardstick(config: string, where: string): Promise<Yardstick> {
     fs.closeSync(fd);
   }
   fs.writeFileSync(lengthsFile, JSON.stringify(lengths));
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", path.join(root, "scripts/json-parse-yardstick.mts"), file, lengthsFile, "3"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  // collected as the dashboard collects (GC_THREADING_FLAG): each side's garbage on its own thread, counted in its CPU
+  const child = spawn(process.execPath, [GC_THREADING_FLAG, "--expose-gc", "--import", "tsx", path.join(root, "scripts/json-parse-yardstick.mts"), file, lengthsFile, "3"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));

@@ -7,7 +7,8 @@
  *
  * FILE holds the answers back to back; LENGTHS_JSON is a JSON array of their byte lengths. Each repeat decodes and parses
  * every answer once (after a full GC, so that one repeat's garbage is not collected in the next); prints one JSON line
- * with the CPU of each repeat, of this thread (threadCpuMs) and of the process (GC helper threads included).
+ * with the CPU of each repeat, of this thread (threadCpuMs) and of the process (GC helper threads included). The bench
+ * starts it with the dashboard's `--single-threaded-gc` (lib/node-flags.ts), so that its collections are its thread's too.
  */
 import fs from "node:fs";
 import { threadCpuIsPerThread, threadCpuMs } from "@/lib/thread-cpu";

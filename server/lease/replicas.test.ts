@@ -25,6 +25,7 @@ import { startProcess, type Proc } from "@allocation-lens/test-support/processes
 import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
 import { parseMetrics } from "@/server/acceptance/support";
 import { holderSource } from "@/lib/lease/holder-stale";
+import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
@@ -83,7 +84,7 @@ describe.skipIf(!BUILT)("two replicas with one poller per cluster through a Leas
       const file = path.join(dir, `${name}.yaml`);
       fs.writeFileSync(file, YAML.stringify(config));
       const port = await freePort();
-      const proc = startProcess(process.execPath, [ENTRY], {
+      const proc = startProcess(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
         cwd: ROOT,
         env: { ...process.env, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", POD_NAME: name },
       });

@@ -1,7 +1,7 @@
 /**
  * The container image's server, without a Docker engine: the Next.js standalone output (what the Dockerfile copies) built
  * into .next/al-standalone (never clobbering .next), laid out as in the image (static/ and public/ copied beside it, the
- * bundled server entry allocation-lens-server.mjs at its root), started with `node allocation-lens-server.mjs` as uid 10001
+ * bundled server entry allocation-lens-server.mjs at its root), started as the image's CMD starts it (SERVING_NODE_FLAGS) as uid 10001
  * over files it cannot write (the image's read-only root filesystem; when the tests do not run as root, as the current
  * user), on an in-process demo cluster. Checks: probes, the API, auth and security headers, the inbound limits (a slow
  * upload is refused unread), SIGTERM exits 0 promptly with the history flushed to the data directory, and clear refusals
@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { freePort } from "@allocation-lens/test-support/ports";
+import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -95,7 +96,7 @@ interface Server {
 
 function startServer(env: Record<string, string>, port: number, home: string): Server {
   let out = "";
-  const child = spawn(process.execPath, [ENTRY], {
+  const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
     cwd: STANDALONE,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
