@@ -232,6 +232,12 @@ const enum Unit {
 
 /** The carry starts this small and grows to the longest unit that crossed a chunk boundary (about twice it at most). */
 const MIN_CARRY = 256;
+/**
+ * A carry holding an item is read again once it holds at least this many bytes: an item of a real answer is 1 to 3 kB,
+ * and doubling from the few bytes that crossed a chunk's end took up to five tries (each a view and a read of the item)
+ * per chunk. Other units (an entry's head, ~100 bytes) are tried as before, so a refused shape is still seen early.
+ */
+const MIN_ITEM_RETRY = 2048;
 
 /**
  * One job's answer read chunk by chunk: `feed` each chunk as it arrives (the scanner keeps no reference to it), then
@@ -350,7 +356,7 @@ export class JobTargetsScanner {
       // still short: keep the unread bytes only, and try again once they have doubled
       this.carry.copyWithin(0, stop, this.carryLength);
       this.carryLength -= stop;
-      this.retryAt = 2 * this.carryLength + 64;
+      this.retryAt = this.retryAfter(this.carryLength);
     }
     return -1;
   }
@@ -366,7 +372,12 @@ export class JobTargetsScanner {
     }
     this.carry.set(buf.subarray(from, to), base);
     this.carryLength = length;
-    if (!append) this.retryAt = 2 * length + 64;
+    if (!append) this.retryAt = this.retryAfter(length);
+  }
+
+  /** When a carry of `length` bytes is read again: once it has about doubled (and, for an item, holds MIN_ITEM_RETRY). */
+  private retryAfter(length: number): number {
+    return Math.max(2 * length + 64, this.unit === Unit.Item ? MIN_ITEM_RETRY : 0);
   }
 
   /**

@@ -44,13 +44,15 @@ type Question = ToWorker extends infer M ? (M extends { id: number } ? Omit<M, "
 
 /**
  * The young generation of the worker's heap (both semi-spaces and the new large-object space), in MiB: semi-spaces of
- * 2 MiB. Young collections are frequent (every ~1.5 MB allocated) but each frees the TA answers' read buffers, which
- * live outside the heap and are let go only when a collection finds them dead. Measured at 5,000 nodes (`npm run bench`,
- * after releaseSemiSpaceFlag made this setting the one in force): at 16 MiB the process' RSS after 10 polls was 434 MiB
- * against 397 at 6, for the same poll CPU within the machine's noise (2.57 against 2.55 s; a calm A/B on one demo:
- * 2.47 against 2.54 s).
+ * about 5 MiB. The worker allocates about 300 MB per poll at 5,000 nodes (a sampling allocation profile: the analysis, the
+ * answers, the TAs' /metrics parsed, the scanner's pieces), nearly all of it short-lived; since each thread collects its
+ * own garbage (`--single-threaded-gc`, lib/node-flags.ts), every young collection is the poll thread's own CPU. At 6 MiB
+ * it ran about 130 young collections per poll (`--trace-gc`), at 16 fewer than half as many. Measured at 5,000 nodes
+ * (`npm run bench -- --scales 5000`, one run each, docs/STATUS.md): poll CPU / JSON.parse 0.95 at 16 MiB against 1.02 to
+ * 1.04 at 6 and 1.03 at 12; RSS after 10 polls 386 MiB against 369 to 393. (Before the answers were read into one reused
+ * buffer, 16 MiB had cost 37 MiB of RSS: each young collection freed read buffers held outside the heap.)
  */
-export const POLL_WORKER_YOUNG_MIB = 6;
+export const POLL_WORKER_YOUNG_MIB = 16;
 
 /** The worker's resource limits: the old generation is what `pollWorker.maxHeapMiB` leaves after the young one. */
 export function workerHeapLimits(heap: Config["pollWorker"]): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
@@ -112,8 +114,8 @@ export function startWorker(file: string, options: WorkerOptions & { execArgv: s
 /** Where the worker's code is: the built bundle beside the server entry, or the TypeScript source through tsx. */
 export function workerEntry(cwd = process.cwd()): { file: string; entry?: string; execArgv: string[] } {
   const built = process.env.ALLOCATION_LENS_POLL_WORKER;
-  // the process' own Node flags (--cpu-prof...) apply to the worker too; V8's own a worker refuses: the serving thread's
-  // semi-space (lib/node-flags.ts) is left out here, others by startWorker, which says so
+  // the process' own Node flags (--cpu-prof...) apply to the worker too; V8's own a worker refuses: those the process is
+  // started with (SERVING_NODE_FLAGS, lib/node-flags.ts) are left out here, others by startWorker, which says so
   if (built) return { file: built, execArgv: workerExecArgv(process.execArgv) };
   const source = path.join(cwd, "server", "poll", "worker.ts");
   const boot = path.join(cwd, "scripts", "ts-worker.mjs");
