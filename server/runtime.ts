@@ -37,7 +37,7 @@ type Holder = { [KEY]?: Promise<Runtime> };
 async function create(): Promise<Runtime> {
   let file = configPathFromEnv();
   let demo = false;
-  let stopDemo = () => {};
+  let stopDemo = async (): Promise<void> => {};
   const env = process.env;
   if (!file && (env.ALLOCATION_LENS_KUBECONFIG || env.ALLOCATION_LENS_CONTEXT)) {
     // one cluster from a kubeconfig context, its TAs discovered (server/discovery)
@@ -54,7 +54,9 @@ async function create(): Promise<Runtime> {
     // --discover: the demo's TAs are found from its Kubernetes API, as on a real cluster
     file = env.ALLOCATION_LENS_DISCOVER ? launched.info.discoverConfig : launched.info.dashboardConfig;
     demo = true;
-    stopDemo = () => void launched.stop();
+    // awaited at stop: the demo removes its temporary directory (TLS keys, control token) as it closes, which a SIGKILL
+    // at this process' exit would cut short
+    stopDemo = () => launched.stop();
   }
   // validated here, before the worker starts, so that a bad file stops the server with every problem named
   const config = loadConfigFile(file);
@@ -74,7 +76,7 @@ async function create(): Promise<Runtime> {
       // a holder releases its Leases first: another replica takes them at its next read
       await Promise.all([...(lease?.elections.values() ?? [])].map((e) => e.stop()));
       await host.stop();
-      stopDemo();
+      await stopDemo();
     },
   };
 }
