@@ -21,6 +21,9 @@ const children = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
+// Node's default action for these signals skips "exit" handlers: a bench stopped with SIGTERM (or Ctrl-C) would leave
+// its demo and dashboard running. They are stopped as at the end of a run, then this process exits.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stopAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143)));
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
