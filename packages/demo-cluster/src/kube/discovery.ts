@@ -127,6 +127,17 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
     shortNames: ["deploy"],
     categories: ["all"],
   },
+  endpoints: {
+    resource: "endpoints",
+    group: "",
+    version: "v1",
+    apiVersion: "v1",
+    kind: "Endpoints",
+    listKind: "EndpointsList",
+    singularName: "endpoints",
+    namespaced: true,
+    shortNames: ["ep"],
+  },
   endpointslices: {
     resource: "endpointslices",
     group: DISCOVERY_GROUP,
@@ -140,7 +151,7 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
   },
 };
 
-export const CORE_RESOURCES: readonly Resource[] = ["configmaps", "nodes", "pods", "secrets", "services"];
+export const CORE_RESOURCES: readonly Resource[] = ["configmaps", "endpoints", "nodes", "pods", "secrets", "services"];
 export const APPS_RESOURCES: readonly Resource[] = ["deployments"];
 export const DISCOVERY_RESOURCES: readonly Resource[] = ["endpointslices"];
 export const MONITORING_RESOURCES: readonly Resource[] = ["podmonitors", "servicemonitors"];

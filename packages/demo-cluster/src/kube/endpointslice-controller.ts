@@ -1,7 +1,8 @@
 /**
- * The demo cluster's EndpointSlice controller, the part of kube-controller-manager a Target Allocator's Kubernetes
- * discovery depends on: for every Service with a selector it keeps one EndpointSlice (world/endpoint-slices.ts) in step
- * with the pods, in the same Store write order a real cluster has (the pod's change, then its slice's). It reacts to
+ * The demo cluster's EndpointSlice and Endpoints controllers, the part of kube-controller-manager a Target Allocator's
+ * Kubernetes discovery depends on: for every Service with a selector it keeps one EndpointSlice (world/endpoint-slices.ts)
+ * and one core/v1 Endpoints (world/endpoints.ts; the CloudWatch fork's allocator discovers through them) in step with the
+ * pods, in the same Store write order a real cluster has (the pod's change, then its slice's). It reacts to
  * pod changes (Ready or not, terminating, deleted, new pods of a node added or a rollout), to Service changes (a deleted
  * Service takes its slice, as the garbage collector would), and to writes of its slices by others (the fault engine's
  * heal), which it puts back when they differ from what the pods say. Like the real controller it reacts a little after
@@ -11,6 +12,7 @@
  */
 import type { KubeObject, Store, StoreEvent } from "../store";
 import { endpointSliceFor, MANAGED_BY, MANAGED_BY_LABEL, serviceSelects, SERVICE_NAME_LABEL, ZONE_LABEL } from "../world/endpoint-slices";
+import { endpointsFor } from "../world/endpoints";
 
 const comparable = (o: KubeObject) =>
   JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, uid: undefined, creationTimestamp: undefined } });
@@ -71,6 +73,10 @@ export class EndpointSliceController {
     }
     for (const svc of this.store.list("services")) this.reconcile(svc, byNamespace.get(svc.metadata.namespace ?? "") ?? []);
     for (const slice of this.store.list("endpointslices")) if (this.orphaned(slice)) this.write(() => this.store.remove("endpointslices", slice.metadata.namespace, slice.metadata.name));
+    for (const eps of this.store.list("endpoints")) {
+      const svc = this.store.get("services", eps.metadata.namespace, eps.metadata.name);
+      if (!svc || !endpointsFor(svc, [])) this.write(() => this.store.remove("endpoints", eps.metadata.namespace, eps.metadata.name));
+    }
     this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
   }
 
@@ -117,6 +123,8 @@ export class EndpointSliceController {
         if (e.object.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY) return;
         return this.later(ns, e.object.metadata.labels?.[SERVICE_NAME_LABEL] ?? "");
       }
+      case "endpoints":
+        return this.later(ns, e.object.metadata.name);
       default:
         return;
     }
@@ -124,6 +132,7 @@ export class EndpointSliceController {
 
   private removeSliceOf(namespace: string, service: string): void {
     this.forget(namespace, service);
+    if (this.store.get("endpoints", namespace, service)) this.write(() => this.store.remove("endpoints", namespace, service));
     for (const slice of this.store.list("endpointslices", namespace)) {
       const labels = slice.metadata.labels ?? {};
       if (labels[MANAGED_BY_LABEL] === MANAGED_BY && labels[SERVICE_NAME_LABEL] === service) {
@@ -142,7 +151,7 @@ export class EndpointSliceController {
     this.holds.delete(key);
   }
 
-  /** Writes the slice of `svc` when it differs from what the pods say (or removes it when the Service has no selector). */
+  /** Writes the slice and the Endpoints of `svc` when they differ from what the pods say (or removes them when the Service has no selector). */
   private reconcile(svc: KubeObject, pods?: readonly KubeObject[]): void {
     const ns = svc.metadata.namespace ?? "";
     const want = endpointSliceFor(svc, pods ?? this.store.list("pods", ns), this.zoneOf);
@@ -156,7 +165,9 @@ export class EndpointSliceController {
     }
     this.holds.set(`${ns}/${svc.metadata.name}`, held);
     const current = this.store.get("endpointslices", ns, want.metadata.name);
-    if (current && comparable(current) === comparable(want)) return;
-    this.write(() => this.store.upsert("endpointslices", want));
+    if (!current || comparable(current) !== comparable(want)) this.write(() => this.store.upsert("endpointslices", want));
+    const endpoints = endpointsFor(svc, pods ?? this.store.list("pods", ns));
+    const currentEndpoints = this.store.get("endpoints", ns, svc.metadata.name);
+    if (endpoints && (!currentEndpoints || comparable(currentEndpoints) !== comparable(endpoints))) this.write(() => this.store.upsert("endpoints", endpoints));
   }
 }

@@ -175,6 +175,39 @@ describe("EndpointSlices", () => {
   });
 });
 
+describe("Endpoints (core/v1)", () => {
+  it("follow the pods as the endpoints controller keeps them: ready and not-ready addresses, terminating and deleted pods left out", async () => {
+    store.update("pods", "shop", "checkout-1", withPort);
+    const list = await request("/api/v1/namespaces/shop/endpoints");
+    expect(list.status).toBe(200);
+    expect(list.body.kind).toBe("EndpointsList");
+    const [eps] = list.body.items;
+    expect(eps.metadata).toMatchObject({ name: "checkout", namespace: "shop", labels: { app: "checkout", tier: "web" } });
+    const uid1 = store.get("pods", "shop", "checkout-1")!.metadata.uid;
+    expect(eps.subsets).toEqual([{ addresses: [{ ip: "10.1.0.7", nodeName: "node-a", targetRef: { kind: "Pod", namespace: "shop", name: "checkout-1", uid: uid1 } }], ports: [{ name: "http", port: 8080, protocol: "TCP" }] }]);
+    expect((await request("/api/v1/endpoints")).body.items.map((e: any) => e.metadata.name)).toContain("checkout");
+
+    const w = watch(`/api/v1/namespaces/shop/endpoints?watch=1&resourceVersion=${list.body.metadata.resourceVersion}`);
+    store.update("pods", "shop", "checkout-1", (p) => ({ ...p, status: { ...p.status, conditions: [{ type: "Ready", status: "False" }] } }));
+    await waitUntil(() => w.events.length === 1, "MODIFIED on not Ready");
+    expect(w.events[0].object.subsets[0]).not.toHaveProperty("addresses");
+    expect(w.events[0].object.subsets[0].notReadyAddresses.map((a: any) => a.targetRef.name)).toEqual(["checkout-1"]);
+    store.upsert("pods", withPort(pod("shop", "checkout-2", "node-b", { app: "checkout" })));
+    await waitUntil(() => w.events.length === 2, "MODIFIED on a new pod");
+    expect(w.events[1].object.subsets[0].addresses.map((a: any) => a.targetRef.name)).toEqual(["checkout-2"]);
+    store.update("pods", "shop", "checkout-2", (p) => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }));
+    await waitUntil(() => w.events.length === 3, "MODIFIED on terminating");
+    expect(w.events[2].object.subsets[0]).not.toHaveProperty("addresses");
+    store.update("pods", "shop", "checkout-1", (p) => ({ ...p, metadata: { ...p.metadata, labels: { app: "other" } } }));
+    await waitUntil(() => w.events.length === 4, "a pod that stops matching");
+    expect(w.events[3].object).not.toHaveProperty("subsets");
+    store.remove("services", "shop", "checkout");
+    await waitUntil(() => w.events.length === 5, "DELETED with the Service");
+    expect(w.events[4].type).toBe("DELETED");
+    w.close();
+  });
+});
+
 describe("metadata-only requests, list options, content negotiation", () => {
   it("answers PartialObjectMetadataList and PartialObjectMetadata watch events without a Secret's data", async () => {
     store.upsert("secrets", { apiVersion: "v1", kind: "Secret", metadata: { name: "token", namespace: "shop" }, type: "Opaque", data: { token: "c2VjcmV0" } });

@@ -233,6 +233,7 @@ export const SUPPORTED_FIELDS: Record<Resource, Record<string, (o: KubeObject) =
   secrets: { ...COMMON_FIELDS, type: (o) => String((o as { type?: unknown }).type ?? "") },
   deployments: COMMON_FIELDS,
   endpointslices: COMMON_FIELDS,
+  endpoints: COMMON_FIELDS,
 };
 
 /** Split on an unescaped separator; `\` escapes the next character. */

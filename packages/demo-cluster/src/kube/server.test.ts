@@ -238,7 +238,7 @@ describe("raw HTTP", () => {
     });
     expect((await get("/apis/authorization.k8s.io/v1")).body.resources).toMatchObject([{ name: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", verbs: ["create"] }]);
     expect((await get("/apis/discovery.k8s.io")).body).toMatchObject({ kind: "APIGroup", name: "discovery.k8s.io", preferredVersion: { groupVersion: "discovery.k8s.io/v1" } });
-    expect(core.body.resources.map((r: any) => r.name)).toEqual(["configmaps", "namespaces", "nodes", "pods", "pods/portforward", "secrets", "services", "services/proxy"]);
+    expect(core.body.resources.map((r: any) => r.name)).toEqual(["configmaps", "endpoints", "namespaces", "nodes", "pods", "pods/portforward", "secrets", "services", "services/proxy"]);
     expect((await get("/apis/apps/v1")).body.resources).toMatchObject([{ name: "deployments", kind: "Deployment", namespaced: true, shortNames: ["deploy"] }]);
     expect((await get("/apis/apps")).body).toMatchObject({ kind: "APIGroup", name: "apps", preferredVersion: { groupVersion: "apps/v1" } });
     const mon = await get("/apis/monitoring.coreos.com/v1");
@@ -385,7 +385,7 @@ describe("raw HTTP", () => {
       });
     }
     expect((await get("/apis/monitoring.coreos.com/v1/podmonitors")).status).toBe(200);
-    for (const p of ["/nope", "/api/v1/endpoints", "/api/v1/namespaces/shop/nodes", "/apis/apps/v1/statefulsets"]) {
+    for (const p of ["/nope", "/api/v1/replicationcontrollers", "/api/v1/namespaces/shop/nodes", "/apis/apps/v1/statefulsets"]) {
       const r = await get(p);
       expect(r.status, p).toBe(404);
       expect(r.body.kind).toBe("Status");

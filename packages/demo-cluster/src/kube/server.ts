@@ -16,7 +16,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { createWebSocketStream, WebSocketServer } from "ws";
-import type { Store } from "../store";
+import type { KubeObject, Store } from "../store";
 import { listen } from "../listen";
 import { NOT_FOUND, sendJson, status } from "./answers";
 import { CONTEXT_NAME, writeKubeconfig } from "./kubeconfig";
@@ -43,6 +43,8 @@ export interface KubeApiServer {
    * watch timeout ends it (the client re-watches from its last resourceVersion); "reset" destroys the connections.
    */
   dropWatches(mode?: "end" | "reset"): void;
+  /** Partitions every open watch of `resource` that would see `o`: for `ms` nothing reaches it, then it ends (ActiveWatch.stall). */
+  stallWatches(resource: string, o: KubeObject, ms: number): number;
   /** number of requests served, per path kind (discovery, version, openapi, health, list, get, watch, notFound,
    * methodNotAllowed, badRequest, gone = 410 on a list or watch) and per verb and resource ("list:pods", "watch:nodes",
    * "gone:pods", ...), for tests */
@@ -254,6 +256,11 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
         if (mode === "reset") w.destroy();
         else w.end();
       }
+    },
+    stallWatches(resource: string, o: KubeObject, ms: number) {
+      const hit = [...watches].filter((w) => w.resource === resource && w.sees(o));
+      for (const w of hit) w.stall(ms);
+      return hit.length;
     },
     stats: () => ({ ...counts }),
     leases: handlers.leases,

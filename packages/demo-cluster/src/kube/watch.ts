@@ -81,6 +81,14 @@ export interface ActiveWatch {
   expired: boolean;
   /** end the stream cleanly (the client sees a normal end of body and re-watches) */
   end(): void;
+  /** whether a change of `o` would reach this stream (its resource's namespace and selectors) */
+  sees(o: KubeObject): boolean;
+  /**
+   * A partition: for `ms` the stream delivers nothing (changes in between are lost to it), then it ends cleanly. A client
+   * that re-watches from its last resourceVersion gets the lost changes from the event log; one that re-watches without
+   * one gets the current objects as ADDED, and never the deletions in between.
+   */
+  stall(ms: number): void;
   /** reset the connection (the client sees an error) */
   destroy(): void;
 }
@@ -105,6 +113,7 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
   let first = true;
   // only live events are held to the buffer cap: the initial burst is written synchronously before the client reads
   let capBuffer = false;
+  let stalled = false;
   const unsubscribe: (() => void)[] = [];
   const timers: NodeJS.Timeout[] = [];
 
@@ -122,7 +131,7 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
     for (const t of timers) clearTimeout(t); // clears intervals too
   };
   const write = (type: EventType, object: unknown) => {
-    if (closed) return;
+    if (closed || stalled) return;
     res.write(JSON.stringify({ type, object }) + "\n");
     if (capBuffer && res.writableLength > maxBuffered) active.destroy();
   };
@@ -137,6 +146,11 @@ export function serveWatch(req: IncomingMessage, res: ServerResponse, p: WatchPa
       cleanup();
       res.destroy();
       req.socket.destroy();
+    },
+    sees: (o) => (!p.namespace || o.metadata.namespace === p.namespace) && (!filter || filter(o)),
+    stall(ms) {
+      stalled = true;
+      timers.push(setTimeout(() => active.end(), ms));
     },
   };
   res.on("close", cleanup);
