@@ -134,13 +134,14 @@ describe("tracking properties (watch sessions)", () => {
     );
   });
 
-  it("legacy: a pod deleted between sessions stays registered", () => {
+  it("legacy: a registered pod deleted between sessions stays registered", () => {
+    const registrable = (p: PodView) => !!p.nodeName && !p.terminating;
     fc.assert(
       fc.property(fc.array(eventArb, { maxLength: 20 }), podArb, fc.uniqueArray(podArb, { selector: (p) => p.name }), (events, gone, later) => {
         const relisted = later.filter((p) => p.name !== gone.name);
         const s0 = trackReduce(run(events, "legacy"), { type: "session", pods: [gone] }, "legacy");
         const s = trackReduce(s0, { type: "session", pods: relisted }, "legacy");
-        return s.has(gone.name) && relisted.every((p) => s.has(p.name));
+        return (s.has(gone.name) || !registrable(gone)) && relisted.filter(registrable).every((p) => s.has(p.name)) && [...s.values()].every((p) => p.nodeName !== "");
       }),
     );
   });

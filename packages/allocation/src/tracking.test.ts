@@ -53,17 +53,25 @@ describe("tracking legacy (the fork before the per-node change)", () => {
     const s = run([{ type: "session", pods: [pod("a"), pod("b")] }, { type: "session", pods: [pod("b"), pod("c")] }], "legacy");
     expect([...s.keys()].sort()).toEqual(["a", "b", "c"]);
   });
-  it("ignores MODIFIED and never checks readiness", () => {
+  it("a List registers only scheduled pods that are not terminating", () => {
+    const s = run([{ type: "session", pods: [pod("a"), pod("b", { nodeName: "" }), pod("c", { terminating: true })] }], "legacy");
+    expect([...s.keys()]).toEqual(["a"]);
+  });
+  it("ADDED and MODIFIED register a scheduled pod whatever its phase and readiness, and take its node", () => {
     const s = run(
       [
         { type: "ADDED", pod: pod("a") },
         { type: "MODIFIED", pod: pod("a", { ready: false, phase: "Failed", nodeName: "elsewhere" }) },
         { type: "ADDED", pod: pod("z", { ready: false, phase: "Pending" }) },
+        { type: "ADDED", pod: pod("u", { nodeName: "" }) },
+        { type: "MODIFIED", pod: pod("z", { nodeName: "" }) },
+        { type: "MODIFIED", pod: pod("t", { terminating: true }) },
       ],
       "legacy",
     );
     expect(collectorsOf(s, "legacy", "cloudwatch", NOW)).toEqual([
-      { id: "a", node: "node-a" },
+      { id: "a", node: "elsewhere" },
+      { id: "t", node: "node-t" },
       { id: "z", node: "node-z" },
     ]);
   });

@@ -20,22 +20,22 @@ export const emptyTrackState = (): Map<string, PodView> => new Map();
  * Apply one event.
  * - `ready-only`: a session REPLACES the registered set with the listed pods (so a pod deleted while no watch was
  *   open is dropped); ADDED/MODIFIED upsert; DELETED removes. Eligibility is applied by `collectorsOf`.
- * - `legacy`: the fork before the per-node fix. A session replays the List as synthetic ADDED events and never
- *   removes anything; ADDED registers; MODIFIED is ignored; only DELETED removes.
+ * - `legacy`: the fork before the per-node fix (its collector watcher, `collector/collector.go`). A session registers
+ *   the listed pods that are scheduled and not terminating and never removes anything (after its first List the fork
+ *   only re-watches, and a watch replays the current pods as ADDED); ADDED and MODIFIED register or re-register a
+ *   scheduled pod (one without a node is left as it was); only DELETED removes. Phase and readiness are never looked at.
  */
 export function trackReduce(state: TrackState, event: TrackEvent, mode: Tracking): Map<string, PodView> {
   if (event.type === "session") {
     const next = mode === "ready-only" ? new Map<string, PodView>() : new Map(state);
-    for (const p of event.pods) next.set(p.name, p);
+    for (const p of event.pods) if (mode === "ready-only" || (p.nodeName && !p.terminating)) next.set(p.name, p);
     return next;
   }
   const next = new Map(state);
   switch (event.type) {
     case "ADDED":
-      next.set(event.pod.name, event.pod);
-      break;
     case "MODIFIED":
-      if (mode === "ready-only") next.set(event.pod.name, event.pod);
+      if (mode === "ready-only" || event.pod.nodeName) next.set(event.pod.name, event.pod);
       break;
     case "DELETED":
       next.delete(event.pod.name);
