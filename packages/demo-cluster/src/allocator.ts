@@ -171,6 +171,11 @@ export class DemoAllocator {
     return this.state.collectors as string[];
   }
 
+  /** The collectors it tracks now, with the node each was registered on (a deleted pod it still holds included). */
+  trackedCollectors(): Collector[] {
+    return this.currentCollectors();
+  }
+
   private openSession(): void {
     const { namespace, selector } = this.options;
     const pods = this.store.list("pods", namespace).filter((p) => matches(p, namespace, selector)).map(podViewFromObject);
@@ -232,6 +237,9 @@ export class DemoAllocator {
         serviceMonitors: this.store.missing.has("servicemonitors") ? [] : this.store.list("servicemonitors"),
         podMonitors: this.store.missing.has("podmonitors") ? [] : this.store.list("podmonitors"),
         staticJobs: o.staticJobs,
+        flavor: o.flavor,
+        services: o.flavor === "cloudwatch" ? this.store.list("services") : undefined,
+        endpoints: o.flavor === "cloudwatch" ? this.store.list("endpoints") : undefined,
         // Only the cloudwatch fork routes monitors by annotation; an upstream TA keeps every monitor.
         keep: (m: Parameters<typeof keepsMonitor>[1]) => o.flavor !== "cloudwatch" || keepsMonitor(o.role, m, o.annotationKey, this.routing),
       };

@@ -37,6 +37,8 @@ export interface WorldOptions {
   seed: number;
   flavor: Flavor;
   nowMs: number;
+  /** the key of the routing annotation on the monitors routed to the cluster-scraper (default: the merged operator's) */
+  annotationKey?: string;
 }
 
 /** A node the world grew, with the DaemonSet pods that land on it (per-node agent, node-exporter). */
@@ -56,6 +58,7 @@ interface NodeRecord {
 
 export class WorldBuilder {
   readonly flavor: Flavor;
+  readonly annotationKey: string | undefined;
   readonly nodeCount: number;
   private readonly nowMs: number;
   private readonly rng: Rng;
@@ -72,6 +75,7 @@ export class WorldBuilder {
     const nodes = opts.nodes ?? DEFAULT_NODES;
     if (!Number.isInteger(nodes) || nodes < 1 || nodes > MAX_NODES) throw new RangeError(`nodes must be 1..${MAX_NODES}, got ${nodes}`);
     this.flavor = opts.flavor;
+    this.annotationKey = opts.annotationKey;
     this.nodeCount = nodes;
     this.nowMs = opts.nowMs;
     this.rng = new Rng(opts.seed);
@@ -90,7 +94,7 @@ export class WorldBuilder {
     const pods: KubeObject[] = [];
     for (const name of nodeNames) pods.push(this.agentPod("per-node", name, this.startAfter(name)));
     for (let i = 0; i < 2; i++) pods.push(this.agentPod("cluster-scraper", this.rng.pick(nodeNames), this.nowMs - this.rng.int(3 * DAY)));
-    const plans = [...systemWorkloads(), ...appWorkloads(this.rng.fork(4), this.nodeCount)];
+    const plans = [...systemWorkloads(this.annotationKey), ...appWorkloads(this.rng.fork(4), this.nodeCount)];
     for (const plan of plans) {
       if (plan.kind === "DaemonSet") {
         for (const name of nodeNames) pods.push(this.workloadPod(plan, name, this.startAfter(name)));
@@ -124,7 +128,7 @@ export class WorldBuilder {
     if (zone !== undefined && !ZONES.includes(zone)) throw new RangeError(`unknown zone ${zone}; zones: ${ZONES.join(", ")}`);
     const node = this.newNode(nowMs - 60_000, zone);
     const name = node.metadata.name;
-    const exporter = systemWorkloads().find((p) => p.name === "node-exporter")!;
+    const exporter = systemWorkloads(this.annotationKey).find((p) => p.name === "node-exporter")!;
     return { node, pods: [this.agentPod("per-node", name, nowMs - 15_000), this.workloadPod(exporter, name, nowMs - 15_000)] };
   }
 

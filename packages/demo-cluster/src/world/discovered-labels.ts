@@ -6,7 +6,7 @@
  * image, port name, number, protocol and init flag. A label whose value is empty is left out, as the TA's label builder
  * drops it. Label name lists are fixed per shape, so key order is cached.
  */
-import type { Labels } from "@allocation-lens/allocation/model";
+import type { Flavor, Labels } from "@allocation-lens/allocation/model";
 import { conditionTrue, hostIP, isTerminating, podIP, podNodeName, podPhase, sanitizeLabelName, type ContainerPort, type KubeObject } from "./kube";
 import { MANAGED_BY, MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from "./endpoint-slices";
 import { keyOrder, type KeyOrder } from "./target-key";
@@ -205,10 +205,12 @@ const NODE_ADDRESS_PRIORITY = ["InternalIP", "InternalDNS", "ExternalIP", "Exter
  * The node role's labels of a node's kubelet, as a real TA serves them: the node's name, provider ID, `_label_*` and
  * `_labelpresent_*` of its labels, `_annotation_*` and `_annotationpresent_*` of its annotations, `instance` (the node's
  * name), `_address_<type>` (the first address of each type) and `__address__`: the first InternalIP (else InternalDNS,
- * ExternalIP, ExternalDNS, LegacyHostIP, Hostname) with the kubelet's port from `status.daemonEndpoints`. Empty values
- * are left out. Undefined for a node without an address (the discovery skips it).
+ * ExternalIP, ExternalDNS, LegacyHostIP, Hostname) with the kubelet's port from `status.daemonEndpoints`. Upstream's TA
+ * leaves empty values out; the CloudWatch fork's newer discovery also gives each node condition
+ * (`_condition_<type>`: its status, lower-cased) and keeps empty values. Undefined for a node without an address (the
+ * discovery skips it).
  */
-export function nodeRoleLabels(node: KubeObject): Labels | undefined {
+export function nodeRoleLabels(node: KubeObject, flavor: Flavor = "upstream"): Labels | undefined {
   const addresses = (node.status?.addresses as NodeAddress[] | undefined) ?? [];
   const byType = new Map<string, string>();
   for (const a of addresses) if (!byType.has(a.type)) byType.set(a.type, a.address);
@@ -220,6 +222,11 @@ export function nodeRoleLabels(node: KubeObject): Labels | undefined {
     __meta_kubernetes_node_provider_id: (node.spec?.providerID as string | undefined) ?? "",
     __meta_kubernetes_node_name: node.metadata.name,
   };
+  if (flavor === "cloudwatch") {
+    for (const c of (node.status?.conditions as { type: string; status: string }[] | undefined) ?? []) {
+      labels[`__meta_kubernetes_node_condition_${sanitizeLabelName(c.type.toLowerCase())}`] = c.status.toLowerCase();
+    }
+  }
   for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
     labels[`__meta_kubernetes_node_label_${sanitizeLabelName(k)}`] = v;
     labels[`__meta_kubernetes_node_labelpresent_${sanitizeLabelName(k)}`] = "true";
@@ -231,6 +238,6 @@ export function nodeRoleLabels(node: KubeObject): Labels | undefined {
   labels.__address__ = `${host.includes(":") ? `[${host}]` : host}:${port}`;
   labels.instance = node.metadata.name;
   for (const [type, address] of byType) labels[`__meta_kubernetes_node_address_${sanitizeLabelName(type)}`] = address;
-  dropEmpty(labels);
+  if (flavor !== "cloudwatch") dropEmpty(labels);
   return labels;
 }

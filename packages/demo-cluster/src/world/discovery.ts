@@ -1,10 +1,11 @@
 /**
  * The Target Allocator's service discovery over the demo world, pure: which jobs a TA has and the pre-relabel discovered
- * labels of each target, as a real TA serves them (discovered-labels.ts; a ServiceMonitor's targets through the Service
- * named like it and its one EndpointSlice, world/services.ts and world/endpoint-slices.ts), monitors routed by annotation
- * (docs/target-allocator.md).
+ * labels of each target, as a real TA serves them, monitors routed by annotation (docs/target-allocator.md). Upstream's TA
+ * (`flavor: "upstream"`) keeps what the jobs' relabel rules keep: a ServiceMonitor's targets through the Service named
+ * like it and its one EndpointSlice (discovered-labels.ts, world/services.ts, world/endpoint-slices.ts). The CloudWatch
+ * fork's (`flavor: "cloudwatch"`) keeps everything its discovery finds in the monitors' namespaces (raw-discovery.ts).
  */
-import type { Labels, MonitorRef, Target } from "@allocation-lens/allocation/model";
+import type { Flavor, Labels, MonitorRef, Target } from "@allocation-lens/allocation/model";
 import { addPodMetadataLabels, dropEmpty, endpointSliceLabels, podOwner, podRoleLabels, Shapes, sliceGroupLabels, type FoundPort } from "./discovered-labels";
 import { endpointSliceName, ZONE_LABEL } from "./endpoint-slices";
 import { containersOf, podNodeName, type KubeObject } from "./kube";
@@ -12,6 +13,8 @@ import { PodIndex } from "./pod-index";
 import { monitorEndpoints, monitorJobName, monitorMatchLabels, monitorNamespaces, monitorScrapeConfig, type EndpointSpec } from "./scrape-configs";
 import type { StaticJob } from "./static-jobs";
 import { keyWithPermutation, targetKey } from "./target-key";
+import { endpointsFor } from "./endpoints";
+import { endpointsRoleTargets, podRoleTargets } from "./raw-discovery";
 
 export { monitorJobName } from "./scrape-configs";
 export { targetKey } from "./target-key";
@@ -25,6 +28,11 @@ export interface DiscoveryInput {
   staticJobs: readonly StaticJob[];
   /** the routing filter: which monitors this TA keeps */
   keep: (m: MonitorRef) => boolean;
+  /** whose discovery: upstream's (filtered, endpointslice role; the default) or the CloudWatch fork's (unfiltered, endpoints role) */
+  flavor?: Flavor;
+  /** the fork's endpoints role reads Services and Endpoints (default: none, and Endpoints computed from `services`) */
+  services?: readonly KubeObject[];
+  endpoints?: readonly KubeObject[];
 }
 
 export type ScrapeConfigInput = Pick<DiscoveryInput, "serviceMonitors" | "podMonitors" | "staticJobs" | "keep">;
@@ -47,10 +55,69 @@ const keptMonitors = (input: ScrapeConfigInput): KubeObject[] =>
 /** Every job of this TA with at least one target -> its targets; jobs sorted by name, targets in pod order. */
 export function discoverTargets(input: DiscoveryInput): Map<string, Target[]> {
   const jobs = new Map<string, Target[]>();
+  const flavor = input.flavor ?? "upstream";
   for (const job of input.staticJobs) {
-    const targets = job.targets({ nodes: input.nodes }).map((labels) => makeTarget(job.name, labels));
+    const targets = job.targets({ nodes: input.nodes, flavor }).map((labels) => makeTarget(job.name, labels));
     if (targets.length) jobs.set(job.name, targets);
   }
+  if (flavor === "cloudwatch") discoverUnfiltered(input, jobs);
+  else discoverFiltered(input, jobs);
+  return new Map([...jobs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+const byNamespace = (objects: readonly KubeObject[]): Map<string, KubeObject[]> => {
+  const out = new Map<string, KubeObject[]>();
+  for (const o of objects) {
+    const ns = o.metadata.namespace ?? "default";
+    let list = out.get(ns);
+    if (!list) out.set(ns, (list = []));
+    list.push(o);
+  }
+  return out;
+};
+
+/**
+ * The fork's jobs: every target its endpoints role (ServiceMonitor) or pod role (PodMonitor) discovers in the monitor's
+ * namespaces. A namespace's targets are computed once per role and shared by the jobs that read it.
+ */
+function discoverUnfiltered(input: DiscoveryInput, jobs: Map<string, Target[]>): void {
+  const services = input.services ?? [];
+  const endpoints = input.endpoints ?? services.flatMap((svc) => endpointsFor(svc, input.pods) ?? []);
+  const key = (o: KubeObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+  const serviceMap = new Map(services.map((s) => [key(s), s]));
+  const podMap = new Map(input.pods.map((p) => [key(p), p]));
+  const podsByNs = byNamespace(input.pods);
+  const epsByNs = byNamespace(endpoints);
+  const cache = new Map<string, Labels[]>();
+  const inNamespace = (role: "endpoints" | "pod", ns: string): Labels[] => {
+    let labels = cache.get(`${role}/${ns}`);
+    if (!labels) {
+      labels = role === "pod" ? (podsByNs.get(ns) ?? []).flatMap(podRoleTargets) : (epsByNs.get(ns) ?? []).flatMap((e) => endpointsRoleTargets(e, serviceMap, podMap));
+      cache.set(`${role}/${ns}`, labels);
+    }
+    return labels;
+  };
+  const allNamespaces = [...new Set([...podsByNs.keys(), ...epsByNs.keys()])].sort();
+  for (const m of keptMonitors(input)) {
+    const ns = m.metadata.namespace ?? "default";
+    const role = m.kind === "ServiceMonitor" ? "endpoints" : "pod";
+    const selected = monitorNamespaces(m);
+    const found = (selected === "any" ? allNamespaces : selected).flatMap((n) => inNamespace(role, n));
+    monitorEndpoints(m).forEach((_, i) => {
+      const job = monitorJobName(m.kind, ns, m.metadata.name, i);
+      // one target per distinct (address, labels), as the fork keys them
+      const targets = new Map<string, Target>();
+      for (const labels of found) {
+        const t = makeTarget(job, { ...labels });
+        targets.set(t.key, t);
+      }
+      if (targets.size) jobs.set(job, [...targets.values()]);
+    });
+  }
+}
+
+/** Upstream's jobs: the targets its relabel-config filter keeps (the monitor's Service or pods, its port). */
+function discoverFiltered(input: DiscoveryInput, jobs: Map<string, Target[]>): void {
   const monitors = keptMonitors(input);
   const keys = new Set<string>();
   for (const m of monitors) for (const k of Object.keys(monitorMatchLabels(m))) keys.add(k);
@@ -93,7 +160,6 @@ export function discoverTargets(input: DiscoveryInput): Map<string, Target[]> {
       if (targets.length) jobs.set(job, targets);
     }
   }
-  return new Map([...jobs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The scrape config of every job this TA keeps (also jobs without targets), keys sorted, as `/scrape_configs` serves it. */

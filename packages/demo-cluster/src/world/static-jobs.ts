@@ -2,14 +2,15 @@
  * The scrape_configs each TA keeps whatever the routing (no monitor behind them): the kubelets, found by node discovery,
  * and an external probe (per-node), the API servers (cluster-scraper).
  */
-import type { Labels, Role } from "@allocation-lens/allocation/model";
+import type { Flavor, Labels, Role } from "@allocation-lens/allocation/model";
 import { DEMO_SECRET_MARKER } from "./constants";
 import { nodeRoleLabels } from "./discovered-labels";
 import type { KubeObject } from "./kube";
 
-/** What a static job's discovery sees. */
+/** What a static job's discovery sees, and whose discovery it is (the fork's newer one adds labels and keeps empty ones). */
 export interface StaticInput {
   nodes: readonly KubeObject[];
+  flavor?: Flavor;
 }
 
 export interface StaticJob {
@@ -42,9 +43,9 @@ const kubelet: StaticJob = {
     kubernetes_sd_configs: [{ role: "node", kubeconfig_file: "", follow_redirects: true, enable_http2: true }],
   },
   operatorConfig: () => ({ job_name: "kubelet", kubernetes_sd_configs: [{ role: "node" }], relabel_configs: [LABELMAP_NODE_LABELS] }),
-  targets: ({ nodes }) =>
+  targets: ({ nodes, flavor }) =>
     nodes.flatMap((node) => {
-      const labels = nodeRoleLabels(node);
+      const labels = nodeRoleLabels(node, flavor);
       return labels ? [labels] : [];
     }),
 };
@@ -91,28 +92,12 @@ const apiServers: StaticJob = {
     tls_config: { ca_file: "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt", insecure_skip_verify: false },
     follow_redirects: true,
     enable_http2: true,
-    relabel_configs: [
-      {
-        source_labels: ["__meta_kubernetes_namespace", "__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
-        separator: ";",
-        regex: "default;kubernetes;https",
-        action: "keep",
-      },
-    ],
-    kubernetes_sd_configs: [{ role: "endpoints", kubeconfig_file: "", follow_redirects: true, enable_http2: true, namespaces: { own_namespace: false, names: ["default"] } }],
+    static_configs: [{ targets: API_SERVERS.map((ip) => `${ip}:443`) }],
   },
   // the demo serves no `default/kubernetes` endpoints: the ConfigMap lists the API servers' addresses
   operatorConfig: () => ({ job_name: "kubernetes-apiservers", static_configs: [{ targets: API_SERVERS.map((ip) => `${ip}:443`) }] }),
-  targets: () =>
-    API_SERVERS.map((ip) => ({
-      __address__: `${ip}:443`,
-      __meta_kubernetes_namespace: "default",
-      __meta_kubernetes_service_name: "kubernetes",
-      __meta_kubernetes_endpoints_name: "kubernetes",
-      __meta_kubernetes_endpoint_port_name: "https",
-      __meta_kubernetes_endpoint_port_protocol: "TCP",
-      __meta_kubernetes_endpoint_ready: "true",
-    })),
+  // static_configs targets: the TA's target merge gives them only `__address__`
+  targets: () => API_SERVERS.map((ip) => ({ __address__: `${ip}:443` })),
 };
 
 /** The static jobs of one role's TA. Configs are shared: copy before editing. */

@@ -24,9 +24,9 @@ export const APP_PODS_PER_NODE = 25;
 export const appCount = (nodes: number): number => Math.max(1, Math.round(9 + nodes * 0.0763));
 
 const port = (name: string, containerPort: number): ContainerPort => ({ name, containerPort, protocol: "TCP" });
-const routed = { [SCRAPER_ANNOTATION]: CLUSTER_SCRAPER };
-
-export function systemWorkloads(): WorkloadPlan[] {
+/** `annotationKey`: the routing annotation's key the world's monitors carry (the one the cluster's TAs read). */
+export function systemWorkloads(annotationKey: string = SCRAPER_ANNOTATION): WorkloadPlan[] {
+  const routed = { [annotationKey]: CLUSTER_SCRAPER };
   const nodeExporter = { "app.kubernetes.io/name": "node-exporter", "app.kubernetes.io/part-of": "monitoring" };
   const ksm = { "app.kubernetes.io/name": "kube-state-metrics", "app.kubernetes.io/part-of": "monitoring" };
   const coredns = { "k8s-app": "kube-dns", "eks.amazonaws.com/component": "coredns" };
