@@ -6,7 +6,11 @@
 // - upstream's Target Allocator (otel-allocator), for the demo's `--ta real` and the suites held to the real allocator:
 //   `npm test` calls ensureRealTa() before vitest. It cannot be `go install`ed here (the module proxy refuses the module's
 //   version list, which `go install` reads for deprecation notices), so the pinned version's module is downloaded and
-//   built inside a copy of it with `go build` (docs/faithfulness.md, "Which allocator").
+//   built inside a copy of it with `go build` (docs/faithfulness.md, "Which allocator");
+// - the CloudWatch fork's Target Allocator, for the demo's `--flavor cloudwatch --ta real` and the suites held to it:
+//   `npm test` calls ensureCloudwatchTa() before vitest. No module proxy serves it: its source at the pinned commit comes
+//   from $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or a git-archive .tar.gz) or from a fetch of the public
+//   repository, checked against the commit id.
 // Where Go or the build is missing the tests are skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
 // they fail.
 import { spawnSync } from "node:child_process";
@@ -17,6 +21,8 @@ import { findGo, peerCache, requirePeers } from "@allocation-lens/demo-cluster/r
 export { findGo, peerCache, requirePeers };
 // upstream's Target Allocator is the demo cluster's peer: its build lives in the demo's package
 export { REAL_TA_MODULE, REAL_TA_VERSION, ensureRealTa, realTaPath } from "@allocation-lens/demo-cluster/real-ta-build";
+// the CloudWatch fork's Target Allocator, built from its source at a pinned commit, likewise
+export { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, ensureCloudwatchTa } from "@allocation-lens/demo-cluster/real-ta-build";
 
 export const OAUTH2_PROXY_MODULE = "github.com/oauth2-proxy/oauth2-proxy/v7";
 export const OAUTH2_PROXY_VERSION = "v7.15.6";

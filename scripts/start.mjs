@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildServerEntry } from "./build-server.mjs";
-import { ensureRealTa } from "./peers.mjs";
+import { ensureCloudwatchTa, ensureRealTa } from "./peers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
@@ -44,9 +44,10 @@ if (d >= 0) {
   process.env.ALLOCATION_LENS_DISCOVER = "1";
   args.splice(d, 1);
 }
-// --ta real [--strategy S] [--fallback F]: the embedded demo on upstream's own Target Allocator (built once with Go)
+// --ta real [--flavor upstream|cloudwatch] [--strategy S] [--fallback F]: the embedded demo on a real Target Allocator,
+// built once with Go: upstream's otel-allocator (the default with --ta real) or the CloudWatch fork's (--flavor cloudwatch)
 const demoArgs = [];
-for (const flag of ["--ta", "--strategy", "--fallback"]) {
+for (const flag of ["--ta", "--flavor", "--strategy", "--fallback"]) {
   const at = args.indexOf(flag);
   if (at < 0) continue;
   if (!args[at + 1] || args[at + 1].startsWith("--")) {
@@ -58,17 +59,19 @@ for (const flag of ["--ta", "--strategy", "--fallback"]) {
 }
 if (demoArgs.length) {
   if (process.env.ALLOCATION_LENS_CONFIG || process.env.ALLOCATION_LENS_KUBECONFIG || process.env.ALLOCATION_LENS_CONTEXT) {
-    console.error("--ta, --strategy and --fallback choose the embedded demo's allocator: they go without --config and --kubeconfig");
+    console.error("--ta, --flavor, --strategy and --fallback choose the embedded demo's allocator: they go without --config and --kubeconfig");
     process.exit(2);
   }
   const ta = demoArgs.includes("--ta") ? demoArgs[demoArgs.indexOf("--ta") + 1] : undefined;
+  const flavor = demoArgs.includes("--flavor") ? demoArgs[demoArgs.indexOf("--flavor") + 1] : undefined;
   if (ta === "real") {
-    const peer = ensureRealTa({ log: (line) => console.log(`allocation-lens: ${line}`) });
+    const ensure = flavor === "cloudwatch" ? ensureCloudwatchTa : ensureRealTa;
+    const peer = ensure({ log: (line) => console.log(`allocation-lens: ${line}`) });
     if ("missing" in peer) {
       console.error(`allocation-lens: --ta real: ${peer.missing}`);
       process.exit(1);
     }
-    demoArgs.push("--flavor", "upstream");
+    if (!flavor) demoArgs.push("--flavor", "upstream");
   }
   process.env.ALLOCATION_LENS_DEMO_ARGS = [process.env.ALLOCATION_LENS_DEMO_ARGS ?? "", ...demoArgs].join(" ").trim();
 }
@@ -77,7 +80,7 @@ if (process.env.ALLOCATION_LENS_CONFIG && (process.env.ALLOCATION_LENS_KUBECONFI
   process.exit(2);
 }
 if (args.length) {
-  console.error(`unknown arguments: ${args.join(" ")}; usage: npm start [-- --config FILE | --kubeconfig FILE [--context NAME] | [--discover] [--ta simulated|real] [--strategy S] [--fallback F]] (environment: HOST, PORT)`);
+  console.error(`unknown arguments: ${args.join(" ")}; usage: npm start [-- --config FILE | --kubeconfig FILE [--context NAME] | [--discover] [--ta simulated|real] [--flavor upstream|cloudwatch] [--strategy S] [--fallback F]] (environment: HOST, PORT)`);
   process.exit(2);
 }
 

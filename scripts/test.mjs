@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every test. Installs the Debian test peers it needs when run as root (chromium for e2e, prometheus for the
 // real-client integration test), or stops with a message naming the package; builds helm (for the Helm chart's tests, before
-// vitest), upstream's Target Allocator (for the suites held to the real allocator, before vitest) and oauth2-proxy (for the
+// vitest), upstream's Target Allocator and the CloudWatch fork's (for the suites held to the real allocators, before
+// vitest) and oauth2-proxy (for the
 // browser test of embedding behind sign-in) once each with Go (cached, scripts/peers.mjs).
 // Runs lint and type checks, the unit and integration tests (vitest), builds the app and runs the browser tests
 // (Playwright), then prints `N passed, N failed` computed from the runners' own JSON reports (also written to
@@ -10,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureHelm, ensureOauth2Proxy, ensureRealTa, requirePeers } from "./peers.mjs";
+import { ensureCloudwatchTa, ensureHelm, ensureOauth2Proxy, ensureRealTa, requirePeers } from "./peers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const artifacts = path.join(root, "artifacts");
@@ -81,6 +82,8 @@ function goPeer(label, ensure, what) {
 goPeer("helm", ensureHelm, "the Helm chart's tests");
 // upstream's Target Allocator for the suites held to the real allocator (test-support/real-ta.ts): built once from its module
 goPeer("otel-allocator", ensureRealTa, "the tests against the real Target Allocator");
+// the CloudWatch fork's Target Allocator for the suites held to it: built once from its source (ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or a fetch)
+goPeer("cloudwatch-target-allocator", ensureCloudwatchTa, "the tests against the CloudWatch fork's Target Allocator");
 
 results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST]));
 

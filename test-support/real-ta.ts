@@ -1,11 +1,12 @@
 /**
- * The tests held to upstream's real Target Allocator: where its binary is (built by scripts/peers.mjs, which `npm test`
- * runs first), or why it is not. `realTaSuite(name, body)` runs `body` with the binary, or registers one skipped test
- * naming the reason; with ALLOCATION_LENS_REQUIRE_PEERS=1 (CI) a missing binary is one failed test instead.
+ * The tests held to a real Target Allocator: where its binary is (built by scripts/peers.mjs, which `npm test` runs
+ * first), or why it is not. `realTaSuite(name, body)` (upstream's otel-allocator) and `cloudwatchTaSuite(name, body)`
+ * (the CloudWatch fork's) run `body` with the binary, or register one skipped test naming the reason; with
+ * ALLOCATION_LENS_REQUIRE_PEERS=1 (CI) a missing binary is one failed test instead.
  */
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
 
 export interface RealTaBinary {
   binary: string;
@@ -18,13 +19,27 @@ export function realTaBinary(): RealTaBinary | undefined {
   return fs.existsSync(binary) ? { binary, version: REAL_TA_VERSION } : undefined;
 }
 
-export function realTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
-  const ta = realTaBinary();
+/** The built CloudWatch fork's allocator (version: its commit), or undefined when it is not built. */
+export function cloudwatchTaBinary(): RealTaBinary | undefined {
+  const binary = cloudwatchTaPath();
+  return fs.existsSync(binary) ? { binary, version: CLOUDWATCH_TA_COMMIT } : undefined;
+}
+
+function peerSuite(name: string, ta: RealTaBinary | undefined, reason: string, body: (ta: RealTaBinary) => void): void {
   if (ta) {
     describe(name, () => body(ta));
     return;
   }
-  const reason = `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): scripts/peers.mjs ensureRealTa() builds it with Go 1.24 or newer, which npm test runs first`;
   if (requirePeers()) it(`${name}: the real Target Allocator is available (ALLOCATION_LENS_REQUIRE_PEERS=1)`, () => expect.fail(reason));
   else it.skip(`${name}: ${reason}`, () => undefined);
+}
+
+export function realTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
+  const reason = `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): scripts/peers.mjs ensureRealTa() builds it with Go 1.24 or newer, which npm test runs first`;
+  peerSuite(name, realTaBinary(), reason, body);
+}
+
+export function cloudwatchTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
+  const reason = `the CloudWatch fork's allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) is not built (${cloudwatchTaPath()}): scripts/peers.mjs ensureCloudwatchTa() builds it with Go 1.26 or newer from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository, which npm test runs first`;
+  peerSuite(name, cloudwatchTaBinary(), reason, body);
 }

@@ -2,8 +2,9 @@
  * The embedded demo cluster: a seeded world in an object store, served over the real Kubernetes API protocol, one Target
  * Allocator per role over HTTP (upstream) or HTTPS with required client certificates (cloudwatch), a fault engine, a
  * scenario player and a control API. Writes a kubeconfig, TLS files and a dashboard configuration for itself.
- * With `ta: "real"` (upstream flavor) the TA is upstream's own otel-allocator process (real-ta.ts) against this API; the
- * simulated allocator still runs beside it on the same store, unserved, so that the two can be compared.
+ * With `ta: "real"` each TA is a real allocator process (real-ta.ts) against this API: upstream's otel-allocator (upstream
+ * flavor) or the CloudWatch fork's, one per role (cloudwatch flavor). The simulated allocator still runs beside it on
+ * the same store, unserved, so that the two can be compared.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -29,6 +30,9 @@ import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
 
+/** The routing annotation's key the CloudWatch fork's allocator at the pinned commit reads (the merged change renamed it). */
+export const FORK_SCRAPER_ANNOTATION = "cloudwatch.aws/scraper";
+
 export type { DemoInfo };
 
 export interface DemoOptions {
@@ -46,9 +50,9 @@ export interface DemoOptions {
   /** ms between TA reconciles; default 1000 (cloudwatch) or 5000 (upstream applies collector changes at most every 5 s) */
   reconcileMs?: number;
   annotationKey?: string;
-  /** which Target Allocator serves: the simulated one (default) or upstream's own binary (upstream flavor only) */
+  /** which Target Allocator serves: the simulated one (default) or the flavor's real binary */
   ta?: "simulated" | "real";
-  /** the real allocator's binary and version (scripts/peers.mjs ensureRealTa) */
+  /** the real allocator's binary and version (scripts/peers.mjs: ensureRealTa for upstream, ensureCloudwatchTa for cloudwatch) */
   realTa?: { binary: string; version: string };
   /** the per-node role's strategy: per-node (default), consistent-hashing or least-weighted */
   strategy?: StrategyName;
@@ -88,8 +92,7 @@ export const DEFAULT_DEMO: DemoOptions = {
 export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Promise<DemoCluster> {
   const o: DemoOptions = { ...DEFAULT_DEMO, ...partial };
   const real = o.ta === "real";
-  if (real && o.flavor !== "upstream") throw new Error("--ta real runs upstream's otel-allocator: it needs --flavor upstream (the CloudWatch fork cannot be built here: docs/faithfulness.md)");
-  if (real && !o.realTa) throw new Error("--ta real needs the otel-allocator binary (scripts/peers.mjs ensureRealTa builds it)");
+  if (real && !o.realTa) throw new Error(`--ta real needs the ${o.flavor === "upstream" ? "otel-allocator binary (scripts/peers.mjs ensureRealTa" : "CloudWatch fork's allocator binary (scripts/peers.mjs ensureCloudwatchTa"} builds it)`);
   if (o.https && o.flavor !== "upstream") throw new Error("--https is for the upstream flavor (the cloudwatch flavor always serves HTTPS)");
   const perNodeStrategy: StrategyName = o.strategy ?? "per-node";
   const perNodeFallback = perNodeStrategy === "per-node" ? (o.fallback === undefined ? "consistent-hashing" : o.fallback) : null;
@@ -98,8 +101,9 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const ownDir = o.dir === undefined;
   const dir = o.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-demo-"));
   fs.mkdirSync(dir, { recursive: true });
-  const annotationKey = o.annotationKey ?? DEFAULT_SCRAPER_ANNOTATION;
-  const builder = new WorldBuilder({ nodes: o.nodes, seed: o.seed, flavor: o.flavor, nowMs: Date.now() });
+  // the monitors carry the key the TAs read: the fork's build reads its earlier spelling
+  const annotationKey = o.annotationKey ?? (real && o.flavor === "cloudwatch" ? FORK_SCRAPER_ANNOTATION : DEFAULT_SCRAPER_ANNOTATION);
+  const builder = new WorldBuilder({ nodes: o.nodes, seed: o.seed, flavor: o.flavor, nowMs: Date.now(), annotationKey });
   const world = builder.generate();
   const store = new Store();
   // The upstream flavor has no scraper roles: one plain TA, per-node strategy. The cloudwatch flavor runs both agents.
@@ -171,6 +175,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       let url: string;
       if (real) {
         const ta = await RealTa.start({
+          flavor: o.flavor,
           binary: o.realTa!.binary,
           version: o.realTa!.version,
           configText: (operatorObjects[i].configMap.data as Record<string, string>)["targetallocator.yaml"],
@@ -182,13 +187,16 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           host: o.host,
           port: o.ports?.[role] ?? 0,
           https: tls ? { ca: pkiPaths.ca, cert: pkiPaths.serverCert, key: pkiPaths.serverKey } : undefined,
+          client: tls ? { ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey } : undefined,
+          collectorNamespace: world.namespace,
         });
         realTas[role] = ta;
         // ready when it lists the jobs the same world gives the simulated allocator (which reconciled at start)
         await ta.waitForJobs([...new Set(a.allTargets().map((t) => t.job))]);
         url = ta.url;
-        // the TA pod's container port is the allocator's plain-HTTP listener (port-forward and the service proxy)
-        taPods.setBackend(role, { host: bare(ta.httpUrl), port: Number(new URL(ta.httpUrl).port), tls: false });
+        // the TA pod's container port is the listener the demo reads (upstream: plain HTTP; the fork: its HTTPS one),
+        // for port-forward and the service proxy
+        taPods.setBackend(role, { host: bare(ta.readUrl), port: Number(new URL(ta.readUrl).port), tls: ta.readUrl.startsWith("https:") });
       } else {
         const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
         taServers[role] = server;
@@ -207,7 +215,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     throw e;
   }
 
-  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, realTas, dropWatches: () => kube.dropWatches("end"), now: Date.now });
+  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, realTas, dropWatches: () => kube.dropWatches("end"), stallWatches: (r, o, ms) => kube.stallWatches(r, o, ms), now: Date.now });
   const scenario = new ScenarioPlayer(faults, () => ({
     nodes: store.list("nodes").map((n) => n.metadata.name).sort(),
     monitor: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey]) ? { namespace: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.namespace!, name: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.name } : null,

@@ -24,6 +24,8 @@ export interface FaultContext {
   /** the TA pods (absent in unit tests without them) */
   taPods?: TaPods;
   dropWatches(): void;
+  /** partitions the open watches of `resource` that see `o` for `ms`, then ends them (kube/watch.ts ActiveWatch.stall) */
+  stallWatches?(resource: "pods", o: KubeObject, ms: number): number;
   now(): number;
   /** the roles whose TA is upstream's real allocator (`--ta real`), with a way to kill and restart its process */
   realTas?: Partial<Record<Role, { restart(downMs: number): Promise<void> }>>;
@@ -118,16 +120,20 @@ export class FaultEngine {
       case "collector-deleted-unseen": {
         const old = this.nodeAgent(f.node);
         const perNode = this.allocator("per-node");
-        // the simulated TA's watch is cut for 3 s; a real allocator's watch cannot be singled out, so it sees the deletion
+        // The simulated TA's watch is cut for 3 s. A real allocator's watch is partitioned instead: every open pod watch that
+        // sees the old pod delivers nothing for 3 s and then ends. A client that re-watches from its last resourceVersion
+        // (client-go's informers, the dashboard's) replays the deletion; the fork's collector watcher re-watches without
+        // one and never sees it.
         const real = !!this.ctx.realTas?.["per-node"];
-        if (!real) perNode.disconnectWatch(3_000);
+        perNode.disconnectWatch(3_000);
+        if (real) this.ctx.stallWatches?.("pods", old, 3_000);
         store.remove("pods", old.metadata.namespace, old.metadata.name);
         // The replacement sorts after the old name, so a TA that still holds the old pod keeps it (per-node's tie-break).
         let replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         while (replacement.metadata.name <= old.metadata.name) replacement = this.ctx.builder.agentPod("per-node", f.node, now());
         store.upsert("pods", replacement);
         return real
-          ? `pod ${old.metadata.name} on ${f.node} deleted; replaced by ${replacement.metadata.name}`
+          ? `pod ${old.metadata.name} on ${f.node} deleted while the pod watches that see it were partitioned (3 s); replaced by ${replacement.metadata.name}`
           : `pod ${old.metadata.name} on ${f.node} deleted while the per-node TA's watch was disconnected (3 s); replaced by ${replacement.metadata.name}`;
       }
       case "node-add": {

@@ -5,15 +5,18 @@
 import { parseArgs } from "node:util";
 import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
 import { SCENARIOS, type ScenarioName } from "./scenario";
-import { ensureRealTa } from "./real-ta-build.mjs";
+import { ensureCloudwatchTa, ensureRealTa } from "./real-ta-build.mjs";
 
 const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
        [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]
        [--per-node-port P] [--cluster-scraper-port P] [--poll-interval SECONDS] [--dir DIR]
        [--ta simulated|real] [--strategy per-node|consistent-hashing|least-weighted] [--fallback consistent-hashing|none]
-       [--grace-seconds N] [--https]
-  --ta real runs upstream's own Target Allocator (otel-allocator, built once with Go into a cache) in place of the
-  simulated one; it needs --flavor upstream.`;
+       [--grace-seconds N] [--https] [--annotation-key KEY]
+  --ta real runs the flavor's real Target Allocator in place of the simulated one, built once with Go into a cache:
+  upstream's otel-allocator (--flavor upstream), or the CloudWatch fork's allocator, one per role (--flavor cloudwatch;
+  its source from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository). --annotation-key is the routing
+  annotation's key on the world's monitors (default cloudwatch.aws.amazon.com/scraper; with the fork's allocator
+  cloudwatch.aws/scraper, the key it reads).`;
 
 function fail(message: string): never {
   console.error(`demo-cluster: ${message}\n${USAGE}`);
@@ -49,6 +52,7 @@ async function main() {
         fallback: { type: "string" },
         "grace-seconds": { type: "string" },
         https: { type: "boolean" },
+        "annotation-key": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -75,10 +79,14 @@ async function main() {
   const fallback = values.fallback ?? "consistent-hashing";
   if (fallback !== "consistent-hashing" && fallback !== "none") fail(`--fallback must be consistent-hashing or none, got "${fallback}"`);
   if (values.fallback !== undefined && strategy !== "per-node") fail("--fallback applies to --strategy per-node only");
-  if (ta === "real" && flavor !== "upstream") fail("--ta real runs upstream's otel-allocator: add --flavor upstream (the CloudWatch fork cannot be built: docs/faithfulness.md)");
+  const annotationKey = values["annotation-key"];
+  if (annotationKey !== undefined && !/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(annotationKey)) {
+    fail(`--annotation-key must be a Kubernetes annotation key (an optional DNS prefix and "/", then a name), got "${annotationKey}"`);
+  }
   let realTa: { binary: string; version: string } | undefined;
   if (ta === "real") {
-    const peer = ensureRealTa({ log: (line: string) => console.error(`demo-cluster: ${line}`) });
+    const ensure = flavor === "cloudwatch" ? ensureCloudwatchTa : ensureRealTa;
+    const peer = ensure({ log: (line: string) => console.error(`demo-cluster: ${line}`) });
     if ("missing" in peer) {
       console.error(`demo-cluster: --ta real: ${peer.missing}`);
       process.exit(1);
@@ -92,6 +100,7 @@ async function main() {
     fallback: fallback === "none" ? null : fallback,
     graceSeconds: int("grace-seconds", values["grace-seconds"], 0, 3600),
     https: values.https,
+    annotationKey,
     nodes: int("nodes", values.nodes, 1, 5000) ?? DEFAULT_DEMO.nodes,
     flavor,
     tracking,

@@ -5,3 +5,7 @@ export declare function requirePeers(): boolean;
 export declare function findGo(): string | undefined;
 export declare function realTaPath(): string;
 export declare function ensureRealTa(opts?: { log?: (line: string) => void }): { path: string; built: boolean; seconds: number; version: string } | { missing: string };
+export declare const CLOUDWATCH_TA_REPOSITORY: string;
+export declare const CLOUDWATCH_TA_COMMIT: string;
+export declare function cloudwatchTaPath(): string;
+export declare function ensureCloudwatchTa(opts?: { log?: (line: string) => void }): { path: string; built: boolean; seconds: number; version: string } | { missing: string };

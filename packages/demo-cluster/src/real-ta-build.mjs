@@ -4,7 +4,8 @@
 // here: the module proxy refuses the module's version list, which `go install` reads for deprecation notices. So the pinned
 // version's module is downloaded and built inside a writable copy of it with `go build`, its own go.mod and go.sum pinning
 // every dependency (docs/faithfulness.md, "Which allocator"). Plain JavaScript, so that plain `node` scripts can import it.
-// Also the helpers every Go-built test peer shares: the cache, finding Go, and whether a missing peer is a failure.
+// Also the CloudWatch fork's Target Allocator, built from its source at one pinned commit (no module proxy serves it), and
+// the helpers every Go-built test peer shares: the cache, finding Go, and whether a missing peer is a failure.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -53,10 +54,8 @@ export function ensureRealTa({ log = (line) => console.log(line) } = {}) {
   const go = findGo();
   const need = `Go ${REAL_TA_GO.join(".")} or newer (https://go.dev/doc/install, or Debian's golang package where it is new enough)`;
   if (!go) return { missing: `Go is not installed: building upstream's Target Allocator needs ${need}` };
-  const v = goVersion(go);
-  if (!v || v[0] < REAL_TA_GO[0] || (v[0] === REAL_TA_GO[0] && v[1] < REAL_TA_GO[1])) {
-    return { missing: `${go} is Go ${v ? v.join(".") : "of an unknown version"}: building upstream's Target Allocator needs ${need}` };
-  }
+  const old = goTooOld(go, REAL_TA_GO);
+  if (old) return { missing: `${go} is Go ${old}: building upstream's Target Allocator needs ${need}` };
   const started = Date.now();
   const env = { ...process.env, GOFLAGS: "-buildvcs=false" };
   log(`building ${REAL_TA_MODULE}/cmd/otel-allocator@${REAL_TA_VERSION} with ${go} into ${path.dirname(bin)} (once, then cached; about 5 minutes on 2 cores)`);
@@ -90,3 +89,111 @@ export function ensureRealTa({ log = (line) => console.log(line) } = {}) {
   }
 }
 
+
+export const CLOUDWATCH_TA_REPOSITORY = "https://github.com/aws/amazon-cloudwatch-agent-operator";
+/** The pinned commit of the CloudWatch fork (the per-node allocation and scraper-role routing, before the readiness fix). */
+export const CLOUDWATCH_TA_COMMIT = "d0967be75eb9b6e260b3f92816e84e4df8bfdb7b";
+/** Its go.mod says go 1.26.4. */
+const CLOUDWATCH_TA_GO = [1, 26];
+const CLOUDWATCH_TA_PACKAGE = "./cmd/amazon-cloudwatch-agent-target-allocator";
+const CLOUDWATCH_TA_BINARY = "amazon-cloudwatch-agent-target-allocator";
+/** The pull request head the commit is on: a shallow fetch of the commit id itself is tried first. */
+const CLOUDWATCH_TA_REF = "refs/pull/399/head";
+
+/** Where the fork's allocator binary is (or will be): $ALLOCATION_LENS_CLOUDWATCH_TA, or the cache's versioned directory. */
+export const cloudwatchTaPath = () =>
+  process.env.ALLOCATION_LENS_CLOUDWATCH_TA || path.join(peerCache(), "bin", `cloudwatch-target-allocator-${CLOUDWATCH_TA_COMMIT.slice(0, 7)}`, CLOUDWATCH_TA_BINARY);
+
+const goTooOld = (go, need) => {
+  const v = goVersion(go);
+  return !v || v[0] < need[0] || (v[0] === need[0] && v[1] < need[1]) ? (v ? v.join(".") : "of an unknown version") : null;
+};
+
+/** The module root inside `dir` (the directory holding go.mod; an unpacked archive has one top directory). */
+function moduleRoot(dir) {
+  if (fs.existsSync(path.join(dir, "go.mod"))) return dir;
+  const entries = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
+  if (entries.length === 1 && fs.existsSync(path.join(dir, entries[0].name, "go.mod"))) return path.join(dir, entries[0].name);
+  return undefined;
+}
+
+/**
+ * The fork's source at the pinned commit, copied into `work`: from $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a directory or a
+ * `.tar.gz` made by `git archive`, whose embedded commit id must be the pinned one), else fetched from the public
+ * repository with git and checked against the commit id. Returns the module root or { missing }.
+ */
+function cloudwatchTaSource(work, log) {
+  const given = process.env.ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE;
+  const src = path.join(work, "src");
+  fs.mkdirSync(src, { recursive: true });
+  if (given) {
+    if (!fs.existsSync(given)) return { missing: `ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE=${given} does not exist` };
+    if (fs.statSync(given).isDirectory()) {
+      const head = spawnSync("git", ["-C", given, "rev-parse", "HEAD"], { encoding: "utf8" });
+      if (head.status === 0 && head.stdout.trim() !== CLOUDWATCH_TA_COMMIT) {
+        return { missing: `ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE=${given} is a checkout of ${head.stdout.trim().slice(0, 12)}, not the pinned commit ${CLOUDWATCH_TA_COMMIT}` };
+      }
+      log(`  copying the source from ${given}`);
+      fs.cpSync(given, src, { recursive: true, filter: (p) => path.basename(p) !== ".git" });
+    } else {
+      const id = spawnSync("sh", ["-c", 'gzip -dc "$1" | git get-tar-commit-id', "sh", given], { encoding: "utf8" });
+      if (id.status === 0 && id.stdout.trim() && id.stdout.trim() !== CLOUDWATCH_TA_COMMIT) {
+        return { missing: `ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE=${given} is an archive of ${id.stdout.trim().slice(0, 12)}, not the pinned commit ${CLOUDWATCH_TA_COMMIT}` };
+      }
+      log(`  unpacking ${given}${id.stdout.trim() ? ` (commit ${id.stdout.trim()})` : ""}`);
+      const tar = spawnSync("tar", ["-xzf", given, "-C", src], { encoding: "utf8" });
+      if (tar.status !== 0) return { missing: `could not unpack ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE=${given}: ${(tar.stderr || "").trim().slice(0, 200)}` };
+    }
+  } else {
+    log(`  fetching ${CLOUDWATCH_TA_COMMIT} from ${CLOUDWATCH_TA_REPOSITORY} (set ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE to a checkout or archive of it instead)`);
+    const git = (...args) => spawnSync("git", ["-C", src, ...args], { encoding: "utf8", env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+    if (git("init", "-q").status !== 0) return { missing: "git is not installed: cannot fetch the CloudWatch fork's source (or set ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE)" };
+    let fetched = git("fetch", "-q", "--depth", "1", CLOUDWATCH_TA_REPOSITORY, CLOUDWATCH_TA_COMMIT);
+    if (fetched.status !== 0) fetched = git("fetch", "-q", "--depth", "50", CLOUDWATCH_TA_REPOSITORY, CLOUDWATCH_TA_REF);
+    if (fetched.status !== 0) {
+      return { missing: `could not fetch ${CLOUDWATCH_TA_REPOSITORY} (${(fetched.stderr || "").trim().split("\n").pop()?.slice(0, 200)}): set ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE to a checkout or a git-archive .tar.gz of commit ${CLOUDWATCH_TA_COMMIT}` };
+    }
+    if (git("checkout", "-q", CLOUDWATCH_TA_COMMIT).status !== 0) return { missing: `${CLOUDWATCH_TA_REPOSITORY}: commit ${CLOUDWATCH_TA_COMMIT} is not in what was fetched` };
+    const head = git("rev-parse", "HEAD").stdout.trim();
+    if (head !== CLOUDWATCH_TA_COMMIT) return { missing: `${CLOUDWATCH_TA_REPOSITORY}: fetched ${head}, not ${CLOUDWATCH_TA_COMMIT}` };
+  }
+  const root = moduleRoot(src);
+  return root ? { root } : { missing: `no go.mod in the CloudWatch fork's source (${given ?? CLOUDWATCH_TA_REPOSITORY})` };
+}
+
+/**
+ * The CloudWatch fork's Target Allocator, built when absent (about 5 minutes on 2 cores the first time, nothing
+ * afterwards): its source at the pinned commit (cloudwatchTaSource), then `go build ./cmd/amazon-cloudwatch-agent-target-allocator`
+ * inside it, every dependency from the module proxy as its go.mod and go.sum pin them. Returns { path, built, seconds,
+ * version } (version: the commit) or { missing: reason }.
+ */
+export function ensureCloudwatchTa({ log = (line) => console.log(line) } = {}) {
+  const bin = cloudwatchTaPath();
+  if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0, version: CLOUDWATCH_TA_COMMIT };
+  if (process.env.ALLOCATION_LENS_CLOUDWATCH_TA) return { missing: `ALLOCATION_LENS_CLOUDWATCH_TA=${bin} does not exist` };
+  const go = findGo();
+  const need = `Go ${CLOUDWATCH_TA_GO.join(".")} or newer (https://go.dev/doc/install)`;
+  const how = `and its source: ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or archive of ${CLOUDWATCH_TA_REPOSITORY} at ${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) or network access to that repository`;
+  if (!go) return { missing: `Go is not installed: building the CloudWatch fork's Target Allocator needs ${need} ${how}` };
+  const old = goTooOld(go, CLOUDWATCH_TA_GO);
+  if (old) return { missing: `${go} is Go ${old}: building the CloudWatch fork's Target Allocator needs ${need} ${how}` };
+  const started = Date.now();
+  log(`building the CloudWatch fork's Target Allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) with ${go} into ${path.dirname(bin)} (once, then cached; about 5 minutes on 2 cores)`);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-cloudwatch-ta-"));
+  try {
+    const source = cloudwatchTaSource(work, log);
+    if ("missing" in source) return source;
+    fs.mkdirSync(path.dirname(bin), { recursive: true });
+    log(`  compiling in ${source.root} (go build -v prints each package as it compiles)`);
+    const tmpBin = `${bin}.partial-${process.pid}`;
+    const env = { ...process.env, GOFLAGS: "-mod=mod -buildvcs=false" };
+    const r = spawnSync(go, ["build", "-v", "-trimpath", "-o", tmpBin, CLOUDWATCH_TA_PACKAGE], { cwd: source.root, stdio: ["ignore", "inherit", "inherit"], env });
+    const seconds = Math.round((Date.now() - started) / 1000);
+    if (r.status !== 0 || !fs.existsSync(tmpBin)) return { missing: `go build of the CloudWatch fork's Target Allocator failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
+    fs.renameSync(tmpBin, bin);
+    log(`built ${bin} in ${seconds} s`);
+    return { path: bin, built: true, seconds, version: CLOUDWATCH_TA_COMMIT };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,22 +1,27 @@
 /**
- * Upstream's own Target Allocator (the otel-allocator binary, built by scripts/peers.mjs) run against the demo's Kubernetes
- * API in place of the simulated one (`--ta real`): its configuration file is the operator's ConfigMap text with the chosen
- * strategy, the grace period and, optionally, the `https` block; it listens on loopback over HTTP (and HTTPS with a
- * required client certificate when asked). `assignments()` reads what it assigned from its own answers, for /truth.
- * docs/faithfulness.md says what the demo had to learn from it.
+ * A real Target Allocator run against the demo's Kubernetes API in place of the simulated one (`--ta real`): upstream's
+ * otel-allocator (`flavor: "upstream"`) or the CloudWatch fork's (`flavor: "cloudwatch"`), both built by
+ * scripts/peers.mjs. Its configuration file is the operator's ConfigMap text with the chosen strategy (and, upstream, the
+ * grace period and optionally the `https` block). Upstream listens on loopback over HTTP (and HTTPS with a required client
+ * certificate when asked); the fork serves only HTTPS (TLS 1.3, client certificate required), its listener and files
+ * given by flags as its operator's container does. `assignments()` reads what it assigned from its own answers, for
+ * /truth. docs/faithfulness.md says what the demo had to learn from each.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import net from "node:net";
 import path from "node:path";
 import YAML from "yaml";
-import type { Labels } from "@allocation-lens/allocation/model";
+import type { Flavor, Labels } from "@allocation-lens/allocation/model";
 
 export interface RealTaOptions {
-  /** the otel-allocator binary */
+  /** whose allocator: upstream's otel-allocator (default) or the CloudWatch fork's */
+  flavor?: Flavor;
+  /** the allocator binary */
   binary: string;
-  /** its version (for the JSON line) */
+  /** its version or commit (for the JSON line) */
   version: string;
   /** the operator's targetallocator.yaml for this TA */
   configText: string;
@@ -31,8 +36,12 @@ export interface RealTaOptions {
   host: string;
   /** 0 = a free port */
   port?: number;
-  /** serve HTTPS too (TLS with a required client certificate), with these files */
+  /** serve HTTPS too (TLS with a required client certificate), with these files; the fork always needs them */
   https?: { ca: string; cert: string; key: string };
+  /** a client certificate the demo reads the allocator's HTTPS listener with (the fork has no other) */
+  client?: { ca: string; cert: string; key: string };
+  /** the namespace of its collectors (the fork's OTELCOL_NAMESPACE, which its operator sets to the agent's) */
+  collectorNamespace?: string;
 }
 
 export interface RealTarget {
@@ -49,11 +58,26 @@ export interface RealAssignments {
   targets: RealTarget[];
   /** every collector the allocator lists in its job answers (it lists each registered one, with or without targets) */
   collectors: string[];
-  /** the allocator's own gauges (sticky, as it keeps them): targets, targets_remaining, targets_unassigned */
+  /**
+   * the allocator's own gauges, summed over their labels, by the name of upstream's series: `targets` (discovered),
+   * `targets_remaining` (kept after filtering: upstream's own gauge; the fork's is a running sum, so its discovered count
+   * stands in) and `targets_unassigned` (upstream's is sticky, the fork's recomputed)
+   */
   gauges: Record<string, number>;
 }
 
-const GAUGES = ["opentelemetry_allocator_targets", "opentelemetry_allocator_targets_remaining", "opentelemetry_allocator_targets_unassigned"];
+/** The series read for `gauges`, per flavor, by the name they are reported under. */
+const GAUGES: Record<Flavor, Record<string, string>> = {
+  upstream: {
+    opentelemetry_allocator_targets: "opentelemetry_allocator_targets",
+    opentelemetry_allocator_targets_remaining: "opentelemetry_allocator_targets_remaining",
+    opentelemetry_allocator_targets_unassigned: "opentelemetry_allocator_targets_unassigned",
+  },
+  cloudwatch: {
+    amazon_cloudwatch_agent_allocator_targets: "opentelemetry_allocator_targets",
+    cloudwatch_agent_allocator_targets_unassigned: "opentelemetry_allocator_targets_unassigned",
+  },
+};
 
 async function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -66,10 +90,11 @@ async function freePort(host: string): Promise<number> {
   });
 }
 
-/** GET on the allocator's HTTP listener: status and body text (bounded: 256 MiB). */
-function get(url: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
+/** GET on one of the allocator's listeners (HTTPS with `client`'s files): status and body text (bounded: 256 MiB). */
+function get(url: string, timeoutMs = 10_000, client?: { ca: Buffer; cert: Buffer; key: Buffer }): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { timeout: timeoutMs }, (res) => {
+    const options = url.startsWith("https:") ? { timeout: timeoutMs, ca: client?.ca, cert: client?.cert, key: client?.key } : { timeout: timeoutMs };
+    const req = (url.startsWith("https:") ? https : http).get(url, options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
@@ -96,12 +121,15 @@ export function withStrategy(configText: string, strategy: RealTaOptions["strate
 
 /**
  * The allocator's configuration: the ConfigMap's text with the strategy, fallback, grace period and https block set, and
- * (it runs outside the cluster) every kubernetes_sd_configs entry reading the demo's kubeconfig.
+ * (it runs outside the cluster) every kubernetes_sd_configs entry reading the demo's kubeconfig. The fork reads its file
+ * strictly and has neither a grace period nor an `https` block it would use (its listener comes from flags): for it only
+ * the strategy and the kubeconfig are set.
  */
-export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | "fallback" | "graceSeconds" | "https"> & { kubeconfig?: string }, httpsListen?: string): string {
+export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | "fallback" | "graceSeconds" | "https" | "flavor"> & { kubeconfig?: string }, httpsListen?: string): string {
   const doc = YAML.parse(withStrategy(o.configText, o.strategy, o.fallback)) as Record<string, unknown>;
   const jobs = (doc.config as { scrape_configs?: { kubernetes_sd_configs?: Record<string, unknown>[] }[] } | undefined)?.scrape_configs ?? [];
   if (o.kubeconfig) for (const sd of jobs.flatMap((j) => j.kubernetes_sd_configs ?? [])) sd.kubeconfig_file = o.kubeconfig;
+  if (o.flavor === "cloudwatch") return YAML.stringify(doc);
   doc.collector_not_ready_grace_period = `${o.graceSeconds}s`;
   if (o.https && httpsListen) {
     doc.https = { enabled: true, listen_addr: httpsListen, ca_file_path: o.https.ca, tls_cert_file_path: o.https.cert, tls_key_file_path: o.https.key };
@@ -110,32 +138,60 @@ export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | 
 }
 
 export class RealTa {
-  /** the URL the dashboard polls: HTTPS when started with `https`, else HTTP */
+  /** the URL the dashboard polls: HTTPS when started with `https` (always for the fork), else HTTP */
   url = "";
-  /** the plain-HTTP listener (also when HTTPS is on): truth and tests read it */
+  /** upstream: the plain-HTTP listener (also when HTTPS is on), which truth and tests read; the fork has none ("") */
   httpUrl = "";
   readonly logFile: string;
   private child: ChildProcess | undefined;
   private httpPort = 0;
   private httpsPort = 0;
   private stopping = false;
+  private readonly client: { ca: Buffer; cert: Buffer; key: Buffer } | undefined;
   private readonly onExit = () => this.child?.kill("SIGKILL");
 
   private constructor(readonly options: RealTaOptions) {
-    this.logFile = path.join(options.dir, "otel-allocator.log");
+    this.logFile = path.join(options.dir, this.fork ? "cloudwatch-target-allocator.log" : "otel-allocator.log");
+    const c = options.client;
+    this.client = c ? { ca: fs.readFileSync(c.ca), cert: fs.readFileSync(c.cert), key: fs.readFileSync(c.key) } : undefined;
+  }
+
+  private get fork(): boolean {
+    return this.options.flavor === "cloudwatch";
+  }
+
+  /** the program's name in messages */
+  get program(): string {
+    return this.fork ? "the CloudWatch fork's allocator" : "otel-allocator";
   }
 
   static async start(options: RealTaOptions): Promise<RealTa> {
     fs.mkdirSync(options.dir, { recursive: true });
+    if (options.flavor === "cloudwatch" && (!options.https || !options.client)) throw new Error("the CloudWatch fork's allocator serves only HTTPS: it needs `https` (its files) and `client` (to read it)");
     const ta = new RealTa(options);
-    ta.httpPort = options.port || (await freePort(options.host));
-    if (options.https) ta.httpsPort = await freePort(options.host);
     const hostPart = options.host.includes(":") ? `[${options.host}]` : options.host;
-    ta.httpUrl = `http://${hostPart}:${ta.httpPort}`;
-    ta.url = options.https ? `https://${hostPart}:${ta.httpsPort}` : ta.httpUrl;
+    if (ta.fork) {
+      ta.httpsPort = options.port || (await freePort(options.host));
+      ta.url = `https://${hostPart}:${ta.httpsPort}`;
+    } else {
+      ta.httpPort = options.port || (await freePort(options.host));
+      if (options.https) ta.httpsPort = await freePort(options.host);
+      ta.httpUrl = `http://${hostPart}:${ta.httpPort}`;
+      ta.url = options.https ? `https://${hostPart}:${ta.httpsPort}` : ta.httpUrl;
+    }
     process.once("exit", ta.onExit);
     await ta.spawn();
     return ta;
+  }
+
+  /** The listener the demo reads (upstream's HTTP one, the fork's HTTPS one) and its port: the TA pod's backend. */
+  get readUrl(): string {
+    return this.httpUrl || this.url;
+  }
+
+  /** GET `path` on the listener the demo reads, with the client certificate where it is HTTPS. */
+  read(pathAndQuery: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
+    return get(`${this.readUrl}${pathAndQuery}`, timeoutMs, this.client);
   }
 
   /** the process's PID (tests check that it serves the URL) */
@@ -143,20 +199,36 @@ export class RealTa {
     return this.child?.pid;
   }
 
+  /** The command line: upstream's flags, or the fork's as its operator's container runs it (HTTPS from flags). */
+  private args(configFile: string): string[] {
+    const o = this.options;
+    const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
+    if (!this.fork) return ["--config-file", configFile, "--kubeconfig-path", o.kubeconfig, "--listen-addr", `${hostPart}:${this.httpPort}`];
+    return [
+      "--config-file", configFile,
+      "--kubeconfig-path", o.kubeconfig,
+      "--enable-prometheus-cr-watcher",
+      "--listen-addr-https", `${hostPart}:${this.httpsPort}`,
+      "--https-ca-file", o.https!.ca,
+      "--https-tls-cert-file", o.https!.cert,
+      "--https-tls-key-file", o.https!.key,
+    ];
+  }
+
   private async spawn(): Promise<void> {
     const o = this.options;
     const hostPart = o.host.includes(":") ? `[${o.host}]` : o.host;
     const configFile = path.join(o.dir, "targetallocator.yaml");
-    fs.writeFileSync(configFile, realTaConfig(o, o.https ? `${hostPart}:${this.httpsPort}` : undefined));
+    fs.writeFileSync(configFile, realTaConfig(o, o.https && !this.fork ? `${hostPart}:${this.httpsPort}` : undefined));
     const log = fs.openSync(this.logFile, "a");
-    const child = spawn(o.binary, ["--config-file", configFile, "--kubeconfig-path", o.kubeconfig, "--listen-addr", `${hostPart}:${this.httpPort}`], {
+    const child = spawn(o.binary, this.args(configFile), {
       stdio: ["ignore", log, log],
-      env: { ...process.env, KUBECONFIG: o.kubeconfig },
+      env: { ...process.env, KUBECONFIG: o.kubeconfig, ...(this.fork && o.collectorNamespace ? { OTELCOL_NAMESPACE: o.collectorNamespace } : {}) },
     });
     fs.closeSync(log);
     this.child = child;
     const exited = new Promise<never>((_, reject) =>
-      child.once("exit", (code, signal) => reject(new Error(`otel-allocator exited (${signal ?? code}) before it was ready; its log: ${this.logFile}\n${this.logTail()}`))),
+      child.once("exit", (code, signal) => reject(new Error(`${this.program} exited (${signal ?? code}) before it was ready; its log: ${this.logFile}\n${this.logTail()}`))),
     );
     exited.catch(() => undefined);
     await Promise.race([this.waitReady(60_000), exited]);
@@ -184,15 +256,15 @@ export class RealTa {
     while (Date.now() < deadline) {
       if (this.child?.exitCode !== null && this.child?.exitCode !== undefined) break;
       try {
-        const r = await get(`${this.httpUrl}/readyz`, 2_000);
-        if (r.status === 200 && (await get(`${this.httpUrl}/jobs`, 2_000)).status === 200) return;
+        const r = await this.read("/readyz", 2_000);
+        if (r.status === 200 && (await this.read("/jobs", 2_000)).status === 200) return;
         last = `/readyz answered ${r.status}`;
       } catch (e) {
         last = (e as Error).message;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`otel-allocator was not ready in ${timeoutMs} ms (${last}); its log: ${this.logFile}\n${this.logTail()}`);
+    throw new Error(`${this.program} was not ready in ${timeoutMs} ms (${last}); its log: ${this.logFile}\n${this.logTail()}`);
   }
 
   /**
@@ -204,7 +276,7 @@ export class RealTa {
     let missing: string[] = [...expected];
     while (Date.now() < deadline) {
       try {
-        const r = await get(`${this.httpUrl}/jobs`, 2_000);
+        const r = await this.read("/jobs", 2_000);
         const have = r.status === 200 ? new Set(Object.keys(JSON.parse(r.body) as Record<string, unknown>)) : new Set<string>();
         missing = expected.filter((j) => !have.has(j));
         if (!missing.length) return;
@@ -213,7 +285,7 @@ export class RealTa {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    throw new Error(`otel-allocator did not list ${missing.length} job(s) in ${timeoutMs} ms (${missing.slice(0, 5).join(", ")}); its log: ${this.logFile}\n${this.logTail()}`);
+    throw new Error(`${this.program} did not list ${missing.length} job(s) in ${timeoutMs} ms (${missing.slice(0, 5).join(", ")}); its log: ${this.logFile}\n${this.logTail()}`);
   }
 
   /** Kills the process (SIGKILL, as a crashed container) and starts it again after `downMs` (same ports, same config). */
@@ -240,14 +312,14 @@ export class RealTa {
 
   /** What the allocator assigned, from its own answers: /jobs, each job's /targets, and its gauges on /metrics. */
   async assignments(): Promise<RealAssignments> {
-    const jobsAnswer = await get(`${this.httpUrl}/jobs`);
-    if (jobsAnswer.status !== 200) throw new Error(`otel-allocator /jobs answered ${jobsAnswer.status}`);
+    const jobsAnswer = await this.read("/jobs");
+    if (jobsAnswer.status !== 200) throw new Error(`${this.program} /jobs answered ${jobsAnswer.status}`);
     const jobs = Object.keys(JSON.parse(jobsAnswer.body) as Record<string, unknown>).sort();
     const targets: RealTarget[] = [];
     const collectors = new Set<string>();
     for (const job of jobs) {
-      const r = await get(`${this.httpUrl}/jobs/${encodeURIComponent(job)}/targets`);
-      if (r.status !== 200) throw new Error(`otel-allocator /jobs/${job}/targets answered ${r.status}`);
+      const r = await this.read(`/jobs/${encodeURIComponent(job)}/targets`);
+      if (r.status !== 200) throw new Error(`${this.program} /jobs/${job}/targets answered ${r.status}`);
       const byCollector = JSON.parse(r.body) as Record<string, { targets?: { targets?: string[]; labels?: Labels }[] }>;
       for (const [collector, entry] of Object.entries(byCollector)) {
         collectors.add(collector);
@@ -256,12 +328,24 @@ export class RealTa {
         }
       }
     }
-    const metrics = await get(`${this.httpUrl}/metrics`);
+    const metrics = await this.read("/metrics");
     const gauges: Record<string, number> = {};
+    const wanted = GAUGES[this.options.flavor ?? "upstream"];
     for (const line of metrics.body.split("\n")) {
       const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line);
-      if (!m || !GAUGES.includes(m[1])) continue;
-      gauges[m[1]] = (gauges[m[1]] ?? 0) + Number(m[3]);
+      const name = m && wanted[m[1]];
+      if (!name) continue;
+      gauges[name] = (gauges[name] ?? 0) + Number(m[3]);
+    }
+    if (this.fork) {
+      // The fork keeps every discovered target (no filter), so its kept count is the discovered count of the jobs it
+      // lists: its per-job gauge is never removed for a job that went away, so only the listed jobs count.
+      const listed = new Set(jobs);
+      let kept = 0;
+      for (const m of metrics.body.matchAll(/^amazon_cloudwatch_agent_allocator_targets\{job_name="((?:[^"\\]|\\.)*)"\} ([0-9.eE+-]+)$/gm)) {
+        if (listed.has(JSON.parse(`"${m[1]}"`) as string)) kept += Number(m[2]);
+      }
+      gauges.opentelemetry_allocator_targets_remaining = kept;
     }
     return { jobs, targets, collectors: [...collectors].sort(), gauges };
   }
