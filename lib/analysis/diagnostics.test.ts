@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Flavor, Ownership, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
+import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION, SCRAPER_ANNOTATIONS, expectedRoute } from "@/lib/routing";
 import { classify, imbalance, localityRatio } from "@/lib/analysis/classify";
 import { buildNodes } from "@/lib/analysis/nodes";
+import { monitorRef, monitorRows } from "@/lib/analysis/test-monitors";
 import {
   emptyClassCounts,
   type Analysis,
@@ -42,12 +43,16 @@ interface World {
   targets: T[];
   monitors: MonitorRow[] | null;
   roles: Partial<Record<Role, Partial<RoleSummary> & { flavor: Flavor }>>;
+  /** the configured scraper-annotation key; absent: both spellings */
+  scraperAnnotation?: string | null;
 }
 
 const NOW = 1_800_000_000_000;
 
+/** A monitor row in a given state; its expected role and recognised keys come from `over.annotations` (both spellings). */
 function monitor(name: string, ownership: Ownership, over: Partial<MonitorRow> = {}): MonitorRow {
-  const expectedRole: Role = over.annotation === "cluster-scraper" ? "cluster-scraper" : "per-node";
+  const route = expectedRoute(over.annotations, SCRAPER_ANNOTATIONS);
+  const expectedRole: Role = route.role ?? "per-node";
   const holders: Role[] =
     ownership === "ok" ? [expectedRole] : ownership === "double" ? [...ROLES] : ownership === "orphaned" ? [] : [expectedRole === "per-node" ? "cluster-scraper" : "per-node"];
   return {
@@ -56,8 +61,9 @@ function monitor(name: string, ownership: Ownership, over: Partial<MonitorRow> =
     name,
     annotations: {},
     endpoints: 1,
-    annotation: null,
-    expectedRole,
+    annotation: route.carried[0]?.value ?? null,
+    scraperAnnotations: route.carried,
+    expectedRole: route.role,
     holders,
     ownership,
     targets: {},
@@ -91,7 +97,7 @@ function world(): World {
     nodes,
     pods,
     targets,
-    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotation: "cluster-scraper", annotations: { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE } })],
+    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotations: { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE } })],
     roles: {
       "per-node": { flavor: "cloudwatch", strategy: "per-node", unassigned: 0, unassignedReported: 0 },
       "cluster-scraper": { flavor: "cloudwatch", strategy: "consistent-hashing", unassigned: 0, unassignedReported: 0 },
@@ -197,6 +203,7 @@ function build(w: World): Analysis {
     nodes,
     monitors: w.monitors,
     monitorCounts,
+    scraperAnnotation: w.scraperAnnotation ?? null,
     duplicates: [...dup.values()].filter((d) => d.holders.length > 1),
     nodesWithoutCollector: nodes.filter((n) => n.state === "no_collector").map((n) => n.name),
   };
@@ -481,16 +488,35 @@ describe("diagnose: monitors and jobs", () => {
     ["monitors-double", "double"],
     ["monitors-orphaned", "orphaned"],
     ["monitors-misrouted", "misrouted"],
-  ] as const)("%s fails with the monitor, its annotation and holders", (id, ownership) => {
+  ] as const)("%s fails with the monitor, the key it carries and its holders", (id, ownership) => {
     const w = world();
-    w.monitors!.push(monitor("kube-dns", ownership, { annotations: { "cloudwatch.aws/scraper": "cluster-scraper" } }));
+    w.monitors!.push(monitor("kube-dns", ownership, { annotations: { [EARLIER_SCRAPER_ANNOTATION]: "cluster-scraper" } }));
     const c = get(run(w), id);
     expect(c.status).toBe("fail");
-    expect(c.evidence[0]).toMatch(/^ServiceMonitor obs\/kube-dns: no annotation, legacy key cloudwatch\.aws\/scraper="cluster-scraper"; routed to per-node, held by /);
+    expect(c.evidence[0]).toMatch(/^ServiceMonitor obs\/kube-dns: cloudwatch\.aws\/scraper="cluster-scraper"; routed to cluster-scraper, held by /);
     expect(c.view).toBe("/ownership");
     const none = world();
     none.monitors = null;
     expect(status(none, id)).toBe("unknown");
+  });
+
+  it("monitors-misrouted says when a monitor's keys disagree (TAs of the earlier build hold it by the old key)", () => {
+    const w = world();
+    const split = monitorRef("split", { [DEFAULT_SCRAPER_ANNOTATION]: "per-node", [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE });
+    w.monitors = monitorRows([split], { "per-node": EARLIER_SCRAPER_ANNOTATION, "cluster-scraper": EARLIER_SCRAPER_ANNOTATION }).rows;
+    expect(get(run(w), "monitors-misrouted").evidence).toEqual([
+      'ServiceMonitor obs/split: cloudwatch.aws.amazon.com/scraper="per-node", cloudwatch.aws/scraper="cluster-scraper"; its keys route it to different TAs, held by cluster-scraper',
+    ]);
+  });
+
+  it("monitors-misrouted names a key the configuration does not recognise", () => {
+    const w = world();
+    const old = monitorRef("ksm", { [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE });
+    w.monitors = monitorRows([old], { "per-node": EARLIER_SCRAPER_ANNOTATION, "cluster-scraper": EARLIER_SCRAPER_ANNOTATION }, DEFAULT_SCRAPER_ANNOTATION).rows;
+    w.scraperAnnotation = DEFAULT_SCRAPER_ANNOTATION;
+    expect(get(run(w), "monitors-misrouted").evidence).toEqual([
+      'ServiceMonitor obs/ksm: cloudwatch.aws/scraper="cluster-scraper" (not recognised: scraperAnnotation is cloudwatch.aws.amazon.com/scraper); routed to per-node, held by cluster-scraper',
+    ]);
   });
 
   it("monitors-orphaned only warns for a cluster-scraper monitor when no cluster-scraper TA is configured", () => {
@@ -498,7 +524,7 @@ describe("diagnose: monitors and jobs", () => {
     delete w.roles["cluster-scraper"];
     w.pods = w.pods.filter((p) => p.role === "per-node");
     w.targets = w.targets.filter((t) => t.role === "per-node");
-    w.monitors = [monitor("node-exporter", "ok"), monitor("coredns", "orphaned", { annotation: "cluster-scraper" })];
+    w.monitors = [monitor("node-exporter", "ok"), monitor("coredns", "orphaned", { annotations: { [EARLIER_SCRAPER_ANNOTATION]: "cluster-scraper" } })];
     const c = get(run(w), "monitors-orphaned");
     expect(c.status).toBe("warn");
     expect(c.evidence[0]).toContain("routed to cluster-scraper (not configured here), held by no TA");
