@@ -76,6 +76,7 @@ export const CHECK_IDS = [
   "monitors-double",
   "monitors-orphaned",
   "monitors-misrouted",
+  "scraper-annotation-key",
   "jobs-without-targets",
   "duplicate-targets",
   "load-imbalance",
