@@ -4,5 +4,18 @@
  * dashboard says `@/lib/routing`.
  */
 // Named, not `export *` (see lib/model.ts).
-export { DEFAULT_SCRAPER_ANNOTATION, CLUSTER_SCRAPER_VALUE, monitorRole, keepsMonitor, jobName, parseJobName, escapeJobId, unescapeJobId } from "@allocation-lens/allocation/routing";
-export type { MonitorKind, ParsedJob } from "@allocation-lens/allocation/routing";
+export {
+  DEFAULT_SCRAPER_ANNOTATION,
+  EARLIER_SCRAPER_ANNOTATION,
+  SCRAPER_ANNOTATIONS,
+  CLUSTER_SCRAPER_VALUE,
+  monitorRole,
+  keepsMonitor,
+  recognisedScraperKeys,
+  expectedRoute,
+  jobName,
+  parseJobName,
+  escapeJobId,
+  unescapeJobId,
+} from "@allocation-lens/allocation/routing";
+export type { ExpectedRoute, MonitorKind, ParsedJob, ScraperAnnotation } from "@allocation-lens/allocation/routing";

@@ -300,7 +300,7 @@ export class ClusterPoller {
       analyzeSteps({
         cluster: this.config.name,
         nowMs: Date.now(),
-        annotationKey: this.config.scraperAnnotation,
+        scraperAnnotation: this.config.scraperAnnotation ?? null,
         nodes,
         roles,
         monitors,

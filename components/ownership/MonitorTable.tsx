@@ -21,8 +21,23 @@ function Holders({ m }: { m: MonitorRow }) {
   );
 }
 
+/** The recognised scraper-annotation keys a monitor carries: the value, and the key when more than one is recognised. */
+function Annotations({ m, showKey }: { m: MonitorRow; showKey: boolean }) {
+  if (!m.scraperAnnotations.length) return <span className={s.absent} aria-label="no annotation">—</span>;
+  return (
+    <span className={s.annotations}>
+      {m.scraperAnnotations.map((a) => (
+        <span key={a.key}>
+          <code className={s.annotation}>{a.value}</code>
+          {showKey ? <span className={s.annotationKey}>{a.key}</span> : null}
+        </span>
+      ))}
+    </span>
+  );
+}
+
 /** Every monitor with its annotation, expected and actual owners and targets per role. Strings render as text. */
-export function MonitorTable({ rows, roles, annotationKey, compact }: { rows: MonitorRow[]; roles: Role[]; annotationKey: string; compact?: boolean }) {
+export function MonitorTable({ rows, roles, annotationKeys, compact }: { rows: MonitorRow[]; roles: Role[]; annotationKeys: readonly string[]; compact?: boolean }) {
   return (
     <div className={s.tableWrap} tabIndex={0} role="region" aria-label="Monitors table">
       <table className={`data ${s.table}`}>
@@ -32,7 +47,7 @@ export function MonitorTable({ rows, roles, annotationKey, compact }: { rows: Mo
             {compact ? null : <th scope="col">Kind</th>}
             <th scope="col">Monitor</th>
             {compact ? null : (
-              <th scope="col" title={annotationKey}>
+              <th scope="col" title={annotationKeys.join(" or ")}>
                 Annotation
               </th>
             )}
@@ -64,8 +79,18 @@ export function MonitorTable({ rows, roles, annotationKey, compact }: { rows: Mo
                   {m.name}
                 </span>
               </td>
-              {compact ? null : <td>{m.annotation === null ? <span className={s.absent} aria-label="no annotation">—</span> : <code className={s.annotation}>{m.annotation}</code>}</td>}
-              <td className={s.nowrap}>{m.expectedRole}</td>
+              {compact ? null : (
+                <td>
+                  <Annotations m={m} showKey={annotationKeys.length > 1} />
+                </td>
+              )}
+              <td className={s.nowrap}>
+                {m.expectedRole ?? (
+                  <span className={s.ambiguous} title="its recognised annotation keys route it to different TAs">
+                    ambiguous
+                  </span>
+                )}
+              </td>
               <td>
                 <Holders m={m} />
               </td>

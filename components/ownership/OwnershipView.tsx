@@ -51,7 +51,7 @@ function OwnershipBody({ v, status, filterApi, embed }: { v: View; status: ViewS
           </div>
         </div>
       ) : null}
-      {embed ? null : <RoutingRule roles={roles} annotationKey={v.annotationKey} />}
+      {embed ? null : <RoutingRule roles={roles} annotationKeys={v.annotationKeys} configured={v.annotationKeyConfigured} />}
       <div className={embed ? s.stack : s.layout}>
         <Panel title="Split between the agents">
           <RoleSplit parts={splitShares(v.split)} doubles={v.counts?.double ?? 0} monitorsKnown={v.available} compact={embed} />
@@ -93,7 +93,7 @@ function MonitorsBody({ v, shown, hidden, roles, embed, clear }: BodyProps) {
       emptyState={<EmptyState title="No ServiceMonitors or PodMonitors in this cluster" hint="Only the static jobs of each TA are scraped." />}
       filteredState={<FilteredOut title="No monitor matches these filters" hidden={hidden} noun="monitor" onClear={clear} />}
     >
-      <MonitorTable rows={shown} roles={roles} annotationKey={v.annotationKey} compact={embed} />
+      <MonitorTable rows={shown} roles={roles} annotationKeys={v.annotationKeys} compact={embed} />
     </ListState>
   );
 }

@@ -27,7 +27,7 @@ function input(perNode: Spec[], clusterScraper: Spec[]): AnalysisInput {
   return {
     cluster: "c",
     nowMs: 1_700_000_000_000,
-    annotationKey: "k",
+    scraperAnnotation: "k",
     nodes,
     monitors: [
       { kind: "ServiceMonitor", namespace: "ns", name: "web", annotations: {}, endpoints: 2 },

@@ -170,6 +170,7 @@ export function* analyzeSteps(input: AnalysisInput): Steps<Analysis> {
     nodes,
     monitors: monitors?.rows ?? null,
     monitorCounts: monitors?.counts ?? null,
+    scraperAnnotation: input.scraperAnnotation,
     duplicates,
     nodesWithoutCollector: nodes.filter((n) => n.state === "no_collector").map((n) => n.name),
   };

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Flavor, Ownership, Role } from "@/lib/model";
+import type { Flavor, MonitorRef, Ownership, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
+import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION, SCRAPER_ANNOTATIONS, expectedRoute } from "@/lib/routing";
 import { classify, imbalance, localityRatio } from "@/lib/analysis/classify";
 import { buildNodes } from "@/lib/analysis/nodes";
+import { monitorRef, monitorRows } from "@/lib/analysis/test-monitors";
 import {
   emptyClassCounts,
   type Analysis,
@@ -42,12 +43,16 @@ interface World {
   targets: T[];
   monitors: MonitorRow[] | null;
   roles: Partial<Record<Role, Partial<RoleSummary> & { flavor: Flavor }>>;
+  /** the configured scraper-annotation key; absent: both spellings */
+  scraperAnnotation?: string | null;
 }
 
 const NOW = 1_800_000_000_000;
 
+/** A monitor row in a given state; its expected role and recognised keys come from `over.annotations` (both spellings). */
 function monitor(name: string, ownership: Ownership, over: Partial<MonitorRow> = {}): MonitorRow {
-  const expectedRole: Role = over.annotation === "cluster-scraper" ? "cluster-scraper" : "per-node";
+  const route = expectedRoute(over.annotations, SCRAPER_ANNOTATIONS);
+  const expectedRole: Role = route.role ?? "per-node";
   const holders: Role[] =
     ownership === "ok" ? [expectedRole] : ownership === "double" ? [...ROLES] : ownership === "orphaned" ? [] : [expectedRole === "per-node" ? "cluster-scraper" : "per-node"];
   return {
@@ -56,8 +61,9 @@ function monitor(name: string, ownership: Ownership, over: Partial<MonitorRow> =
     name,
     annotations: {},
     endpoints: 1,
-    annotation: null,
-    expectedRole,
+    annotation: route.carried[0]?.value ?? null,
+    scraperAnnotations: route.carried,
+    expectedRole: route.role,
     holders,
     ownership,
     targets: {},
@@ -91,7 +97,7 @@ function world(): World {
     nodes,
     pods,
     targets,
-    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotation: "cluster-scraper", annotations: { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE } })],
+    monitors: [monitor("node-exporter", "ok"), monitor("ksm", "ok", { annotations: { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE } })],
     roles: {
       "per-node": { flavor: "cloudwatch", strategy: "per-node", unassigned: 0, unassignedReported: 0 },
       "cluster-scraper": { flavor: "cloudwatch", strategy: "consistent-hashing", unassigned: 0, unassignedReported: 0 },
@@ -197,6 +203,7 @@ function build(w: World): Analysis {
     nodes,
     monitors: w.monitors,
     monitorCounts,
+    scraperAnnotation: w.scraperAnnotation ?? null,
     duplicates: [...dup.values()].filter((d) => d.holders.length > 1),
     nodesWithoutCollector: nodes.filter((n) => n.state === "no_collector").map((n) => n.name),
   };
@@ -481,16 +488,35 @@ describe("diagnose: monitors and jobs", () => {
     ["monitors-double", "double"],
     ["monitors-orphaned", "orphaned"],
     ["monitors-misrouted", "misrouted"],
-  ] as const)("%s fails with the monitor, its annotation and holders", (id, ownership) => {
+  ] as const)("%s fails with the monitor, the key it carries and its holders", (id, ownership) => {
     const w = world();
-    w.monitors!.push(monitor("kube-dns", ownership, { annotations: { "cloudwatch.aws/scraper": "cluster-scraper" } }));
+    w.monitors!.push(monitor("kube-dns", ownership, { annotations: { [EARLIER_SCRAPER_ANNOTATION]: "cluster-scraper" } }));
     const c = get(run(w), id);
     expect(c.status).toBe("fail");
-    expect(c.evidence[0]).toMatch(/^ServiceMonitor obs\/kube-dns: no annotation, legacy key cloudwatch\.aws\/scraper="cluster-scraper"; routed to per-node, held by /);
+    expect(c.evidence[0]).toMatch(/^ServiceMonitor obs\/kube-dns: cloudwatch\.aws\/scraper="cluster-scraper"; routed to cluster-scraper, held by /);
     expect(c.view).toBe("/ownership");
     const none = world();
     none.monitors = null;
     expect(status(none, id)).toBe("unknown");
+  });
+
+  it("monitors-misrouted says when a monitor's keys disagree (TAs of the earlier build hold it by the old key)", () => {
+    const w = world();
+    const split = monitorRef("split", { [DEFAULT_SCRAPER_ANNOTATION]: "per-node", [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE });
+    w.monitors = monitorRows([split], { "per-node": EARLIER_SCRAPER_ANNOTATION, "cluster-scraper": EARLIER_SCRAPER_ANNOTATION }).rows;
+    expect(get(run(w), "monitors-misrouted").evidence).toEqual([
+      'ServiceMonitor obs/split: cloudwatch.aws.amazon.com/scraper="per-node", cloudwatch.aws/scraper="cluster-scraper"; its keys route it to different TAs, held by cluster-scraper',
+    ]);
+  });
+
+  it("monitors-misrouted names a key the configuration does not recognise", () => {
+    const w = world();
+    const old = monitorRef("ksm", { [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE });
+    w.monitors = monitorRows([old], { "per-node": EARLIER_SCRAPER_ANNOTATION, "cluster-scraper": EARLIER_SCRAPER_ANNOTATION }, DEFAULT_SCRAPER_ANNOTATION).rows;
+    w.scraperAnnotation = DEFAULT_SCRAPER_ANNOTATION;
+    expect(get(run(w), "monitors-misrouted").evidence).toEqual([
+      'ServiceMonitor obs/ksm: cloudwatch.aws/scraper="cluster-scraper" (not recognised: scraperAnnotation is cloudwatch.aws.amazon.com/scraper); routed to per-node, held by cluster-scraper',
+    ]);
   });
 
   it("monitors-orphaned only warns for a cluster-scraper monitor when no cluster-scraper TA is configured", () => {
@@ -498,7 +524,7 @@ describe("diagnose: monitors and jobs", () => {
     delete w.roles["cluster-scraper"];
     w.pods = w.pods.filter((p) => p.role === "per-node");
     w.targets = w.targets.filter((t) => t.role === "per-node");
-    w.monitors = [monitor("node-exporter", "ok"), monitor("coredns", "orphaned", { annotation: "cluster-scraper" })];
+    w.monitors = [monitor("node-exporter", "ok"), monitor("coredns", "orphaned", { annotations: { [EARLIER_SCRAPER_ANNOTATION]: "cluster-scraper" } })];
     const c = get(run(w), "monitors-orphaned");
     expect(c.status).toBe("warn");
     expect(c.evidence[0]).toContain("routed to cluster-scraper (not configured here), held by no TA");
@@ -525,6 +551,125 @@ describe("diagnose: monitors and jobs", () => {
     empty.targets = empty.targets.filter((t) => t.role !== "cluster-scraper");
     empty.roles["cluster-scraper"]!.jobsWithoutTargets = ["kubelet"];
     expect(status(empty, "jobs-without-targets")).toBe("fail");
+  });
+});
+
+describe("diagnose: scraper-annotation-key", () => {
+  const NEW = DEFAULT_SCRAPER_ANNOTATION;
+  const OLD = EARLIER_SCRAPER_ANNOTATION;
+  const cs = (name: string, key: string) => monitorRef(name, { [key]: CLUSTER_SCRAPER_VALUE });
+  /** The hand-built world with these monitors, held by TAs that read `taKeys`; the dashboard configured with `configured`. */
+  const keyed = (monitors: MonitorRef[], taKeys: Partial<Record<Role, string>>, configured: string | null = null) => {
+    const w = world();
+    w.monitors = monitorRows(monitors, taKeys, configured).rows;
+    w.scraperAnnotation = configured;
+    return get(run(w), "scraper-annotation-key");
+  };
+  const both = (key: string) => ({ "per-node": key, "cluster-scraper": key });
+  const fleet = [cs("ksm", OLD), cs("coredns", OLD), cs("etcd", OLD), cs("shop-api", NEW), cs("cart", NEW), monitorRef("node-exporter")];
+
+  it("TAs of the earlier build: monitors with the merged key fail, named, and the key the TAs read is inferred", () => {
+    const c = keyed(fleet, both(OLD));
+    expect(c.status).toBe("fail");
+    expect(c.summary).toBe(
+      "2 monitors are not held as their scraper annotation says. The cluster-scraper TA holds all 3 monitors annotated with cloudwatch.aws/scraper and none of the 2 monitors annotated with cloudwatch.aws.amazon.com/scraper: it reads cloudwatch.aws/scraper.",
+    );
+    expect(c.evidence).toEqual([
+      'cloudwatch.aws.amazon.com/scraper: 2 monitors ("cluster-scraper" 2)',
+      'cloudwatch.aws/scraper: 3 monitors ("cluster-scraper" 3)',
+      "the per-node TA holds both monitors annotated with cloudwatch.aws.amazon.com/scraper and none of the 3 monitors annotated with cloudwatch.aws/scraper: it reads cloudwatch.aws/scraper",
+      "the cluster-scraper TA holds all 3 monitors annotated with cloudwatch.aws/scraper and none of the 2 monitors annotated with cloudwatch.aws.amazon.com/scraper: it reads cloudwatch.aws/scraper",
+      'ServiceMonitor obs/cart: cloudwatch.aws.amazon.com/scraper="cluster-scraper"; routed to cluster-scraper, held by per-node',
+      'ServiceMonitor obs/shop-api: cloudwatch.aws.amazon.com/scraper="cluster-scraper"; routed to cluster-scraper, held by per-node',
+    ]);
+    expect(c.fix).toContain("Re-annotate the monitors named with the key the running TAs read (here cloudwatch.aws/scraper)");
+    expect(c.fix).toContain("upgrade the operator");
+    expect(c.view).toBe("/ownership");
+  });
+
+  it("TAs of the merged build: monitors with the earlier key fail the same way", () => {
+    const c = keyed(fleet, both(NEW));
+    expect(c.status).toBe("fail");
+    expect(c.summary).toMatch(/^3 monitors are not held as their scraper annotation says\. The cluster-scraper TA holds both monitors annotated with cloudwatch\.aws\.amazon\.com\/scraper and none of the 3 monitors annotated with cloudwatch\.aws\/scraper: it reads cloudwatch\.aws\.amazon\.com\/scraper\.$/);
+    expect(c.evidence.filter((e) => e.startsWith("ServiceMonitor"))).toEqual(
+      ["coredns", "etcd", "ksm"].map((n) => `ServiceMonitor obs/${n}: cloudwatch.aws/scraper="cluster-scraper"; routed to cluster-scraper, held by per-node`),
+    );
+  });
+
+  it("passes when every annotated monitor is held as its key says, either key alone", () => {
+    for (const key of [NEW, OLD]) {
+      const c = keyed([cs("ksm", key), cs("coredns", key), monitorRef("web", { [key]: "per-node" }), monitorRef("node-exporter")], both(key));
+      expect(c.status, c.summary).toBe("pass");
+      expect(c.summary).toBe(`The 2 monitors annotated for the cluster-scraper are held by its TA alone (3 monitors with ${key}). The cluster-scraper TA holds both monitors annotated with ${key}: it reads ${key}.`);
+      expect(c.evidence[0]).toBe(`${key}: 3 monitors ("cluster-scraper" 2, "per-node" 1)`);
+    }
+    const plain = keyed([monitorRef("web", { [NEW]: "per-node" }), monitorRef("node-exporter")], both(NEW));
+    expect(plain).toMatchObject({
+      status: "pass",
+      summary: "No monitor is annotated for the cluster-scraper (1 monitor with cloudwatch.aws.amazon.com/scraper): nothing is routed to it by annotation.",
+      evidence: ['cloudwatch.aws.amazon.com/scraper: 1 monitor ("per-node" 1)'],
+    });
+  });
+
+  it("TAs of two builds: the double and orphaned monitors are named and each TA's key is told", () => {
+    const c = keyed(fleet, { "per-node": OLD, "cluster-scraper": NEW });
+    expect(c.status).toBe("fail");
+    expect(c.summary).toBe(
+      "5 monitors are not held as their scraper annotation says. The per-node TA reads cloudwatch.aws/scraper and the cluster-scraper TA reads cloudwatch.aws.amazon.com/scraper: they run different builds of the operator.",
+    );
+    expect(c.fix).toContain("the key the running TAs read (the operator's merged build");
+    expect(c.evidence).toContain("the per-node TA holds both monitors annotated with cloudwatch.aws.amazon.com/scraper and none of the 3 monitors annotated with cloudwatch.aws/scraper: it reads cloudwatch.aws/scraper");
+    expect(c.evidence).toContain("the cluster-scraper TA holds both monitors annotated with cloudwatch.aws.amazon.com/scraper and none of the 3 monitors annotated with cloudwatch.aws/scraper: it reads cloudwatch.aws.amazon.com/scraper");
+    expect(c.evidence).toContain('ServiceMonitor obs/cart: cloudwatch.aws.amazon.com/scraper="cluster-scraper"; routed to cluster-scraper, held by per-node and cluster-scraper');
+    expect(c.evidence).toContain('ServiceMonitor obs/ksm: cloudwatch.aws/scraper="cluster-scraper"; routed to cluster-scraper, held by no TA');
+  });
+
+  it("a monitor whose keys disagree fails, whichever key the TAs read", () => {
+    for (const key of [NEW, OLD]) {
+      const c = keyed([cs("ksm", NEW), monitorRef("split", { [NEW]: "per-node", [OLD]: CLUSTER_SCRAPER_VALUE })], both(key));
+      expect(c.status).toBe("fail");
+      expect(c.evidence.at(-1)).toMatch(/^ServiceMonitor obs\/split: cloudwatch\.aws\.amazon\.com\/scraper="per-node", cloudwatch\.aws\/scraper="cluster-scraper"; its keys route it to different TAs, held by (per-node|cluster-scraper)$/);
+    }
+  });
+
+  it("a configured key is the only one judged: the other spelling ignored by the TAs warns, read by them fails", () => {
+    const ignored = keyed([cs("ksm", OLD), cs("cart", NEW)], both(OLD), OLD);
+    expect(ignored.status).toBe("warn");
+    expect(ignored.summary).toBe(
+      "1 monitor carries cluster-scraper under a key the configuration does not recognise, and the TAs ignore it too: it is scraped per-node. The cluster-scraper TA holds the monitor annotated with cloudwatch.aws/scraper and no monitor annotated with cloudwatch.aws.amazon.com/scraper: it reads cloudwatch.aws/scraper. scraperAnnotation is set to cloudwatch.aws/scraper: only that key is recognised.",
+    );
+    expect(ignored.evidence).toContain('cloudwatch.aws.amazon.com/scraper: 1 monitor ("cluster-scraper" 1); not recognised: scraperAnnotation is cloudwatch.aws/scraper');
+    expect(ignored.evidence.at(-1)).toBe(
+      'ServiceMonitor obs/cart: cloudwatch.aws.amazon.com/scraper="cluster-scraper" (not recognised: scraperAnnotation is cloudwatch.aws/scraper); held by per-node, as the configured key says',
+    );
+    expect(ignored.fix).toMatch(/^scraperAnnotation is cloudwatch\.aws\/scraper: monitors are judged by that key only\. Re-annotate/);
+    expect(ignored.fix).toContain("if the TAs read another key, set scraperAnnotation");
+    const read = keyed([cs("ksm", OLD), cs("cart", NEW)], both(OLD), NEW);
+    expect(read.status).toBe("fail");
+    expect(read.summary).toMatch(/^2 monitors are not held as their scraper annotation says\. The cluster-scraper TA holds the monitor annotated with cloudwatch\.aws\/scraper and no monitor annotated with cloudwatch\.aws\.amazon\.com\/scraper: it reads cloudwatch\.aws\/scraper\. scraperAnnotation is set to cloudwatch\.aws\.amazon\.com\/scraper/);
+    expect(read.evidence.slice(-2)).toEqual([
+      'ServiceMonitor obs/cart: cloudwatch.aws.amazon.com/scraper="cluster-scraper"; routed to cluster-scraper, held by per-node',
+      'ServiceMonitor obs/ksm: cloudwatch.aws/scraper="cluster-scraper" (not recognised: scraperAnnotation is cloudwatch.aws.amazon.com/scraper); held by cluster-scraper: the TAs read a key the configuration does not recognise',
+    ]);
+    expect(read.fix).toContain("if the TAs read another key (here cloudwatch.aws/scraper), set scraperAnnotation to it, or leave it out to recognise both spellings");
+  });
+
+  it("not applicable without an annotated monitor or with one TA role; unknown before monitors or a TA are read", () => {
+    const none = keyed([monitorRef("node-exporter"), monitorRef("web", { "example.com/other": "cluster-scraper" })], both(NEW));
+    expect(none).toMatchObject({ status: "pass", summary: "Not applicable: no monitor carries cloudwatch.aws.amazon.com/scraper or cloudwatch.aws/scraper, so every monitor goes to the per-node TA.", evidence: [] });
+    const one = world();
+    delete one.roles["cluster-scraper"];
+    one.monitors = monitorRows(fleet, { "per-node": NEW }).rows;
+    const c = get(run(one), "scraper-annotation-key");
+    expect(c).toMatchObject({ status: "pass", summary: "Not applicable: only the per-node TA is configured, so no monitor is routed between TAs." });
+    expect(c.evidence).toEqual(['cloudwatch.aws.amazon.com/scraper: 2 monitors ("cluster-scraper" 2)', 'cloudwatch.aws/scraper: 3 monitors ("cluster-scraper" 3)']);
+    const unread = world();
+    unread.monitors = monitorRows(fleet, both(NEW)).rows;
+    unread.roles["cluster-scraper"]!.taReady = null;
+    expect(status(unread, "scraper-annotation-key")).toBe("unknown");
+    const noMonitors = world();
+    noMonitors.monitors = null;
+    expect(status(noMonitors, "scraper-annotation-key")).toBe("unknown");
   });
 });
 

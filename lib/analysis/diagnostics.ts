@@ -5,12 +5,13 @@
  * computed from one snapshot. Pure: no I/O, time comes in as nowMs.
  *
  * The checks live in lib/analysis/checks/, one module per family; this entry point runs them in a stable logical order
- * (sources, collectors, targets, nodes, monitors, load, churn); views sort by status.
+ * (sources, collectors, targets, nodes, monitors and their annotation keys, load, churn); views sort by status.
  */
 import { context, type Check, type DiagnoseInput } from "./checks/context";
 import { collectorsDiscovered, collectorsMissingFromTa, collectorsNotEligible, collectorsUnknownToKubernetes } from "./checks/collectors";
 import { collectorFlapping, loadImbalance } from "./checks/load";
 import { jobsWithoutTargets, monitorCheck } from "./checks/monitors";
+import { scraperAnnotationKey } from "./checks/scraper-key";
 import { crossNodeScraping, multiplePodsPerNode, nodesWithoutCollector, perNodeDrift } from "./checks/nodes";
 import { kubeRbac, kubeReachable, monitorCrds, taDiscovery, taReachable, taReady } from "./checks/sources";
 import { duplicateTargets, ghostTargets, unassignedGauge, unassignedTargets } from "./checks/targets";
@@ -60,6 +61,7 @@ export function diagnose(input: DiagnoseInput): Check[] {
     monitorCheck(c, "double"),
     monitorCheck(c, "orphaned"),
     monitorCheck(c, "misrouted"),
+    scraperAnnotationKey(c),
     jobsWithoutTargets(c),
     duplicateTargets(c),
     loadImbalance(c),

@@ -1,11 +1,14 @@
 /**
  * Monitor ownership (docs/ARCHITECTURE.md): ok, double (jobs in both TAs), orphaned (in neither), misrouted (only in the other).
+ * The expected TA comes from the recognised scraper-annotation keys (both spellings unless one is configured); a monitor
+ * whose keys disagree has no expected TA (expectedRole null) and, held by one TA, counts as misrouted: one of its own
+ * annotations routes it away from that TA, and which one the TAs follow depends on the operator's build.
  * A monitor's jobs are found by their names, serviceMonitor/<ns>/<name>/<idx> and podMonitor/<ns>/<name>/<idx>.
  * A TA lists only jobs with at least one target, so its /scrape_configs keys also count as "holding" the monitor.
  */
 import type { Ownership, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import { monitorRole, parseJobName } from "@/lib/routing";
+import { expectedRoute, parseJobName, recognisedScraperKeys } from "@/lib/routing";
 import type { AnalysisInput, MonitorRow } from "@/lib/analysis/types";
 
 const monitorKey = (kind: string, ns: string, name: string) => `${kind}/${ns}/${name}`;
@@ -40,12 +43,14 @@ export function analyzeMonitors(input: AnalysisInput): { rows: MonitorRow[]; cou
     }
   }
   const present = ROLES.filter((r) => input.roles[r]?.ta);
+  const keys = recognisedScraperKeys(input.scraperAnnotation);
   const counts: Record<Ownership, number> = { ok: 0, double: 0, orphaned: 0, misrouted: 0 };
   const rows = input.monitors.map((m): MonitorRow => {
     const e = holders.get(monitorKey(m.kind, m.namespace, m.name));
     const held = ROLES.filter((r) => e?.roles.has(r));
+    const route = expectedRoute(m.annotations, keys);
     // With a single TA (no routing), that TA is the expected owner of everything.
-    const expectedRole: Role = present.length === 1 ? present[0] : monitorRole(m.annotations, input.annotationKey);
+    const expectedRole: Role | null = present.length === 1 ? present[0] : route.role;
     let ownership: Ownership;
     if (held.length === 0) ownership = "orphaned";
     else if (held.length > 1) ownership = "double";
@@ -53,7 +58,8 @@ export function analyzeMonitors(input: AnalysisInput): { rows: MonitorRow[]; cou
     counts[ownership]++;
     return {
       ...m,
-      annotation: m.annotations[input.annotationKey] ?? null,
+      annotation: route.carried[0]?.value ?? null,
+      scraperAnnotations: route.carried,
       expectedRole,
       holders: held,
       ownership,

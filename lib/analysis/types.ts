@@ -37,7 +37,8 @@ export interface RoleInput {
 export interface AnalysisInput {
   cluster: string;
   nowMs: number;
-  annotationKey: string;
+  /** the configured scraper-annotation key; null: both spellings are recognised (lib/routing's recognisedScraperKeys) */
+  scraperAnnotation: string | null;
   nodes: readonly NodeInfo[];
   roles: Partial<Record<Role, RoleInput>>;
   /** null when neither monitor CRD could be read */
@@ -59,6 +60,8 @@ export interface Analysis {
   nodes: NodeRow[];
   monitors: MonitorRow[] | null;
   monitorCounts: Record<Ownership, number> | null;
+  /** the input's scraperAnnotation: the checks judge annotations by the keys the rows were classified with */
+  scraperAnnotation: string | null;
   duplicates: Duplicate[];
   nodesWithoutCollector: string[];
 }

@@ -256,8 +256,11 @@ void monitorRefMatches;
 
 export const monitorRowSchema = monitorRefSchema
   .extend({
-    annotation: z.string().nullable(),
-    expectedRole: roleSchema,
+    annotation: z.string().nullable().meta({ description: "the value of the first recognised scraper-annotation key it carries; null when none" }),
+    scraperAnnotations: z
+      .array(z.object({ key: z.string(), value: z.string() }).strict())
+      .meta({ description: "every recognised scraper-annotation key it carries, with its value, in the order of the view's annotationKeys" }),
+    expectedRole: roleSchema.nullable().meta({ description: "the TA its annotation routes it to; null when its recognised keys route it to different TAs" }),
     holders: z.array(roleSchema),
     ownership: ownershipSchema,
     targets: byRole(int()),
@@ -272,7 +275,10 @@ export const ownershipViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
-    annotationKey: z.string(),
+    annotationKeys: z
+      .array(z.string())
+      .meta({ description: "the scraper-annotation keys recognised: both spellings, or the one key set by scraperAnnotation in the configuration" }),
+    annotationKeyConfigured: z.boolean().meta({ description: "true when scraperAnnotation in the configuration names the only key recognised" }),
     available: z.boolean().meta({ description: "false when neither monitor CRD could be read" }),
     split: z.array(z.object({ role: roleSchema, monitors: int(), targets: int(), staticJobs: z.array(z.string()) }).strict()),
     counts: ownershipCounts.nullable(),

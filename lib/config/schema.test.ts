@@ -14,9 +14,22 @@ describe("parseConfig", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.config.clusters[0].pollIntervalSeconds).toBe(15);
-    expect(r.config.clusters[0].scraperAnnotation).toBe("cloudwatch.aws.amazon.com/scraper");
+    // left out: both spellings are recognised (lib/routing's recognisedScraperKeys)
+    expect(r.config.clusters[0].scraperAnnotation).toBeUndefined();
     expect(r.config.clusters[0].targetAllocators["per-node"]?.timeoutSeconds).toBe(5);
     expect(r.config.history.retentionDays).toBe(7);
+  });
+
+  it("scraperAnnotation: one key, kept as given; a bad one names the field, the value and both spellings", () => {
+    const one = parseConfig({ clusters: [{ name: "prod", scraperAnnotation: "cloudwatch.aws/scraper", targetAllocators: { "per-node": ta } }] });
+    expect(one.ok && one.config.clusters[0].scraperAnnotation).toBe("cloudwatch.aws/scraper");
+    for (const [bad, got] of [["cloudwatch aws/scraper", '"cloudwatch aws/scraper"'], [["cloudwatch.aws/scraper", "cloudwatch.aws.amazon.com/scraper"], "a list"]] as const) {
+      const r = parseConfig({ clusters: [{ name: "prod", scraperAnnotation: bad, targetAllocators: { "per-node": ta } }] });
+      expect(r.ok).toBe(false);
+      if (r.ok) return;
+      expect(r.errors.join("\n")).toMatch(/^clusters\[0\]\.scraperAnnotation: .*cloudwatch\.aws\.amazon\.com\/scraper or cloudwatch\.aws\/scraper \(the one the TAs read\), or leave it out to recognise both/m);
+      expect(r.errors.join("\n")).toContain(`(got ${got})`);
+    }
   });
 
   it("names every bad field, the bad value and what is expected", () => {

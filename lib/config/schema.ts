@@ -3,7 +3,7 @@
  * are file paths read by the server, or a Kubernetes Secret it reads (`tlsSecret`: only its namespace/name is here).
  */
 import { z } from "zod";
-import { DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
+import { DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION } from "@/lib/routing";
 import { FLAVORS, type Role } from "@/lib/model";
 import { parseCidr } from "@/lib/auth/cidr";
 import { DEFAULT_EXEMPT_PATHS } from "@/lib/auth/paths";
@@ -13,9 +13,10 @@ import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
 import { templateProblem } from "@/lib/fleet/link";
 import { parseSecretRef, serviceUrl } from "@/lib/ta/reach";
 
-const labelName = z.string().regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, {
-  message: "expected a Kubernetes label key such as app.kubernetes.io/component",
-});
+/** A Kubernetes label or annotation key: an optional DNS-subdomain prefix and "/", then a name. */
+const KEY_PATTERN = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const labelName = z.string().regex(KEY_PATTERN, { message: "expected a Kubernetes label key such as app.kubernetes.io/component" });
+const SCRAPER_KEY_HINT = `expected one annotation key such as ${DEFAULT_SCRAPER_ANNOTATION} or ${EARLIER_SCRAPER_ANNOTATION} (the one the TAs read), or leave it out to recognise both`;
 
 export const tlsSchema = z
   .object({
@@ -241,7 +242,8 @@ export const clusterSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: "expected a DNS label such as prod-eu-1" }),
     kubernetes: kubernetesSchema,
-    scraperAnnotation: labelName.default(DEFAULT_SCRAPER_ANNOTATION),
+    // One key: a TA reads exactly one. Left out, the dashboard recognises both spellings (SCRAPER_ANNOTATIONS).
+    scraperAnnotation: z.string({ message: SCRAPER_KEY_HINT }).regex(KEY_PATTERN, { message: SCRAPER_KEY_HINT }).optional(),
     pollIntervalSeconds: z.number({ message: "expected a number of seconds" }).min(1).max(3600).default(15),
     targetAllocators: targetAllocatorsSchema,
   })

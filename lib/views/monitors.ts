@@ -2,16 +2,18 @@
 import type { Role } from "@/lib/model";
 import type { Analysis } from "@/lib/analysis/types";
 import type { Freshness, OwnershipView } from "@/lib/api/schemas";
+import { recognisedScraperKeys } from "@/lib/routing";
 
 export type { OwnershipView } from "@/lib/api/schemas";
 
-export function toOwnershipView(a: Analysis, fresh: Freshness, annotationKey: string): OwnershipView {
+export function toOwnershipView(a: Analysis, fresh: Freshness): OwnershipView {
   const roles = Object.keys(a.roles) as Role[];
   const monitors = a.monitors ?? [];
   return {
     ...fresh,
     cluster: a.cluster,
-    annotationKey,
+    annotationKeys: [...recognisedScraperKeys(a.scraperAnnotation)],
+    annotationKeyConfigured: Boolean(a.scraperAnnotation),
     available: a.monitors !== null,
     split: roles.map((role) => ({
       role,

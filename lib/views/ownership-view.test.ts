@@ -10,6 +10,7 @@ const row = (over: Partial<MonitorRow>): MonitorRow => ({
   annotations: {},
   endpoints: 1,
   annotation: null,
+  scraperAnnotations: [],
   expectedRole: "per-node",
   holders: ["per-node"],
   ownership: "ok",
@@ -21,8 +22,8 @@ const row = (over: Partial<MonitorRow>): MonitorRow => ({
 const rows = [
   row({}),
   row({ name: "web", ownership: "double", holders: ["per-node", "cluster-scraper"], jobs: ["serviceMonitor/shop/web/0"] }),
-  row({ kind: "PodMonitor", namespace: "kube-system", name: "coredns", annotation: "cluster-scraper", expectedRole: "cluster-scraper", holders: [], ownership: "orphaned", jobs: [] }),
-  row({ namespace: "monitoring", name: "ksm", annotation: "cluster-scraper", expectedRole: "cluster-scraper", holders: ["per-node"], ownership: "misrouted", jobs: ["serviceMonitor/monitoring/ksm/0"] }),
+  row({ kind: "PodMonitor", namespace: "kube-system", name: "coredns", annotation: "cluster-scraper", scraperAnnotations: [{ key: "cloudwatch.aws/scraper", value: "cluster-scraper" }], expectedRole: "cluster-scraper", holders: [], ownership: "orphaned", jobs: [] }),
+  row({ namespace: "monitoring", name: "ksm", annotation: "cluster-scraper", scraperAnnotations: [{ key: "cloudwatch.aws.amazon.com/scraper", value: "cluster-scraper" }], expectedRole: "cluster-scraper", holders: ["per-node"], ownership: "misrouted", jobs: ["serviceMonitor/monitoring/ksm/0"] }),
 ];
 
 const src = (source: string, kind: NonNullable<SourceView["error"]>["kind"], message: string): SourceView => ({
@@ -46,6 +47,11 @@ describe("filterMonitors", () => {
     expect(filterMonitors(rows, { ...none, q: "podmonitor" }).map((m) => m.name)).toEqual(["coredns"]);
     expect(filterMonitors(rows, { ...none, q: "cluster-scraper", states: ["misrouted"] }).map((m) => m.name)).toEqual(["ksm"]);
     expect(isFiltered({ ...none, q: " x " })).toBe(true);
+  });
+  it("searches the annotation keys too: which monitors carry which spelling", () => {
+    expect(filterMonitors(rows, { ...none, q: "cloudwatch.aws/scraper" }).map((m) => m.name)).toEqual(["coredns"]);
+    expect(filterMonitors(rows, { ...none, q: "cloudwatch.aws.amazon.com/scraper=cluster-scraper" }).map((m) => m.name)).toEqual(["ksm"]);
+    expect(filterMonitors(rows, { ...none, q: "scraper" }).map((m) => m.name)).toEqual(["coredns", "ksm"]);
   });
   it("treats markup in the search as plain text", () => {
     expect(filterMonitors(rows, { ...none, q: "<script>" })).toEqual([]);

@@ -18,9 +18,9 @@ export interface MonitorFilter {
 
 export const isFiltered = (f: MonitorFilter) => f.states.length > 0 || f.q.trim() !== "" || f.role !== null;
 
-/** The text a search matches: kind, namespace/name, the annotation value and the job names. */
+/** The text a search matches: kind, namespace/name, the recognised annotation keys with their values and the job names. */
 export function monitorText(m: MonitorRow): string {
-  return [m.kind, `${m.namespace}/${m.name}`, m.annotation ?? "", ...m.jobs].join(" ").toLowerCase();
+  return [m.kind, `${m.namespace}/${m.name}`, ...m.scraperAnnotations.map((a) => `${a.key}=${a.value}`), ...m.jobs].join(" ").toLowerCase();
 }
 
 /**

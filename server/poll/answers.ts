@@ -61,7 +61,7 @@ export async function computeAnswer(q: AnswerQuestion, ctx: AnswerContext, now =
     case "lost":
       return toLostView(s.analysis, freshness(s));
     case "monitors":
-      return toOwnershipView(s.analysis, freshness(s), cluster.scraperAnnotation);
+      return toOwnershipView(s.analysis, freshness(s));
     case "diagnostics":
       return toDiagnosticsView(s, await flappingFor(s, now), diagnosticsOptions(cluster.targetAllocators));
     case "targets": {

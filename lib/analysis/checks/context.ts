@@ -4,6 +4,7 @@
  */
 import type { Flavor, Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
+import { recognisedScraperKeys, SCRAPER_ANNOTATIONS } from "@/lib/routing";
 import type { Analysis, RoleSummary } from "@/lib/analysis/types";
 import type { SourceView } from "@/lib/api/schemas";
 
@@ -75,6 +76,7 @@ export const CHECK_IDS = [
   "monitors-double",
   "monitors-orphaned",
   "monitors-misrouted",
+  "scraper-annotation-key",
   "jobs-without-targets",
   "duplicate-targets",
   "load-imbalance",
@@ -102,6 +104,10 @@ export interface Ctx {
   flavor: (r: Role) => Flavor;
   sources: { s: SourceLike; p: Parsed }[];
   podsKnown: (r: Role) => boolean;
+  /** the scraper-annotation keys the analysis recognised (the configured one, or both spellings) */
+  scraperKeys: readonly string[];
+  /** those, then every other known spelling: what the checks look for on a monitor */
+  knownScraperKeys: readonly string[];
   input: DiagnoseInput;
 }
 
@@ -109,6 +115,7 @@ export function context(input: DiagnoseInput): Ctx {
   const a = input.analysis;
   const roles = ROLES.filter((r) => a.roles[r]);
   const sources = input.sources.map((s) => ({ s, p: parseSource(s.source) }));
+  const scraperKeys = recognisedScraperKeys(a.scraperAnnotation);
   return {
     a,
     roles,
@@ -119,6 +126,8 @@ export function context(input: DiagnoseInput): Ctx {
       const s = sources.find((x) => x.p.kind === "kube" && x.p.what === `pods/${r}`)?.s;
       return !s || s.state === "ok" || (s.state === "stale" && Boolean(s.lastSuccess));
     },
+    scraperKeys,
+    knownScraperKeys: [...new Set([...scraperKeys, ...SCRAPER_ANNOTATIONS])],
     input,
   };
 }

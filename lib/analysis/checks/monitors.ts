@@ -2,10 +2,32 @@
 import type { MonitorRow } from "@/lib/analysis/types";
 import type { Check, CheckStatus, Ctx } from "./context";
 import { isMonitorSource, mk, notYet, perRole, plural, verdict } from "./util";
-import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION } from "@/lib/routing";
+import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION } from "@/lib/routing";
 
-const LEGACY_KEY = "cloudwatch.aws/scraper";
-const monitorName = (m: MonitorRow) => `${m.kind} ${m.namespace}/${m.name}`;
+export const monitorName = (m: MonitorRow) => `${m.kind} ${m.namespace}/${m.name}`;
+
+/**
+ * The scraper-annotation keys a monitor carries, each with its value, the recognised ones first; a known spelling the
+ * dashboard does not recognise (another key is configured) says so.
+ */
+export function describeScraperKeys(c: Ctx, m: MonitorRow): string {
+  const carried = c.knownScraperKeys.filter((k) => Object.prototype.hasOwnProperty.call(m.annotations, k));
+  if (!carried.length) return "no scraper annotation";
+  const unrecognised = (k: string) => (c.scraperKeys.includes(k) ? "" : ` (not recognised: scraperAnnotation is ${c.scraperKeys[0]})`);
+  return carried.map((k) => `${k}=${JSON.stringify(m.annotations[k])}${unrecognised(k)}`).join(", ");
+}
+
+/** A kind whose CRD is gone can still sit in the informer's cache: its monitors no longer exist, so they are not judged. */
+export function goneKinds(c: Ctx): Set<MonitorRow["kind"]> {
+  return new Set(
+    c.sources
+      .filter((x) => x.p.kind === "kube" && isMonitorSource(x.p.what) && x.s.error?.kind === "not_found")
+      .map((x) => (x.p.kind === "kube" && x.p.what === "servicemonitors" ? "ServiceMonitor" : "PodMonitor")),
+  );
+}
+
+/** Whether a recognised key of the monitor routes it to the cluster-scraper. */
+export const annotatedForClusterScraper = (m: MonitorRow) => m.scraperAnnotations.some((a) => a.value === CLUSTER_SCRAPER_VALUE);
 
 const MONITOR_CHECKS = {
   double: {
@@ -24,7 +46,7 @@ const MONITOR_CHECKS = {
     id: "monitors-misrouted" as const,
     title: "Monitors scraped by the wrong agent",
     bad: "are held only by the TA their annotation does not route them to",
-    fix: `Annotate ${DEFAULT_SCRAPER_ANNOTATION}: ${CLUSTER_SCRAPER_VALUE} exactly (the earlier draft key ${LEGACY_KEY} is ignored) to route a monitor to the cluster-scraper, remove it for per-node; if the annotation is right, the TA's scraper_role is misconfigured.`,
+    fix: `Annotate ${DEFAULT_SCRAPER_ANNOTATION}: ${CLUSTER_SCRAPER_VALUE} exactly to route a monitor to the cluster-scraper (TAs of the operator's earlier build read ${EARLIER_SCRAPER_ANNOTATION} instead: use the key the running TAs read, see the scraper-annotation-key check), remove it for per-node; a monitor carrying both keys needs the same value under both. If the annotation is right, the TA's scraper_role is misconfigured.`,
   },
 };
 
@@ -33,15 +55,10 @@ export function monitorCheck(c: Ctx, ownership: "double" | "orphaned" | "misrout
   const base = { id: meta.id, title: meta.title, view: "/ownership" };
   if (!c.a.monitors || !c.a.monitorCounts)
     return notYet(base, "Monitors could not be read (CRDs missing or not listed yet).", "See ServiceMonitor and PodMonitor CRDs installed.");
-  // A kind whose CRD is gone can still sit in the informer's cache: its monitors no longer exist, so they are not judged.
-  const gone = new Set(
-    c.sources
-      .filter((x) => x.p.kind === "kube" && isMonitorSource(x.p.what) && x.s.error?.kind === "not_found")
-      .map((x) => (x.p.kind === "kube" && x.p.what === "servicemonitors" ? "ServiceMonitor" : "PodMonitor")),
-  );
+  const gone = goneKinds(c);
   const rows = c.a.monitors.filter((m) => m.ownership === ownership && !gone.has(m.kind));
   // Annotated for a role whose TA this dashboard does not read: another agent may well scrape it.
-  const elsewhere = (m: MonitorRow) => ownership === "orphaned" && m.annotation === "cluster-scraper" && !c.a.roles["cluster-scraper"];
+  const elsewhere = (m: MonitorRow) => ownership === "orphaned" && annotatedForClusterScraper(m) && !c.a.roles["cluster-scraper"];
   const status: CheckStatus = rows.some((m) => !elsewhere(m)) ? "fail" : rows.length ? "warn" : "pass";
   const ignored = c.a.monitors.filter((m) => gone.has(m.kind)).length;
   return mk({
@@ -54,11 +71,13 @@ export function monitorCheck(c: Ctx, ownership: "double" | "orphaned" | "misrout
           ? `${plural(rows.length, "monitor")} ${meta.bad}.` : `No monitor of ${c.a.monitors.length - ignored} is ${ownership}.`) +
       (ignored ? ` ${plural(ignored, "cached monitor")} of a kind whose CRD is not installed ${ignored === 1 ? "is" : "are"} ignored.` : ""),
     evidence: rows.map((m) => {
-      const ann = m.annotation === null ? "no annotation" : `annotation ${JSON.stringify(m.annotation)}`;
-      const legacy = m.annotations[LEGACY_KEY] !== undefined ? `, legacy key ${LEGACY_KEY}=${JSON.stringify(m.annotations[LEGACY_KEY])}` : "";
       const held = m.holders.length ? `held by ${m.holders.join(" and ")}` : "held by no TA";
-      const routed = elsewhere(m) ? "routed to cluster-scraper (not configured here)" : `routed to ${m.expectedRole}`;
-      return `${monitorName(m)}: ${ann}${legacy}; ${routed}, ${held}`;
+      const routed = elsewhere(m)
+        ? "routed to cluster-scraper (not configured here)"
+        : m.expectedRole === null
+          ? "its keys route it to different TAs"
+          : `routed to ${m.expectedRole}`;
+      return `${monitorName(m)}: ${describeScraperKeys(c, m)}; ${routed}, ${held}`;
     }),
     fix: meta.fix,
   });

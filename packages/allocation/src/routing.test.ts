@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { MonitorRef } from "./model";
 import {
-  CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, escapeJobId, jobName, keepsMonitor, monitorRole, parseJobName, unescapeJobId,
+  CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION, SCRAPER_ANNOTATIONS, escapeJobId, expectedRoute, jobName,
+  keepsMonitor, monitorRole, parseJobName, recognisedScraperKeys, unescapeJobId,
 } from "./routing";
 
 const mon = (annotations: Record<string, string>, kind: MonitorRef["kind"] = "ServiceMonitor"): MonitorRef => ({
@@ -18,7 +19,7 @@ describe("monitorRole (annotationRoleMatches)", () => {
     expect(monitorRole({})).toBe("per-node");
     expect(monitorRole(undefined)).toBe("per-node");
   });
-  it("uses the configured key (the old draft key does not count by default)", () => {
+  it("reads one key, the merged one by default (a TA of the earlier build reads cloudwatch.aws/scraper)", () => {
     expect(monitorRole({ "cloudwatch.aws/scraper": "cluster-scraper" })).toBe("per-node");
     expect(monitorRole({ "cloudwatch.aws/scraper": "cluster-scraper" }, "cloudwatch.aws/scraper")).toBe("cluster-scraper");
   });
@@ -37,6 +38,60 @@ describe("keepsMonitor", () => {
   it("routing off keeps everything", () => {
     expect(keepsMonitor("cluster-scraper", mon({}), DEFAULT_SCRAPER_ANNOTATION, false)).toBe(true);
     expect(keepsMonitor("per-node", mon({ [DEFAULT_SCRAPER_ANNOTATION]: "cluster-scraper" }), DEFAULT_SCRAPER_ANNOTATION, false)).toBe(true);
+  });
+});
+
+describe("recognisedScraperKeys", () => {
+  it("both spellings, the merged one first, unless a key is configured", () => {
+    expect(SCRAPER_ANNOTATIONS).toEqual(["cloudwatch.aws.amazon.com/scraper", "cloudwatch.aws/scraper"]);
+    expect(recognisedScraperKeys(undefined)).toEqual(SCRAPER_ANNOTATIONS);
+    expect(recognisedScraperKeys(null)).toEqual(SCRAPER_ANNOTATIONS);
+    expect(recognisedScraperKeys("")).toEqual(SCRAPER_ANNOTATIONS);
+    expect(recognisedScraperKeys(EARLIER_SCRAPER_ANNOTATION)).toEqual([EARLIER_SCRAPER_ANNOTATION]);
+    expect(recognisedScraperKeys("example.com/role")).toEqual(["example.com/role"]);
+  });
+});
+
+describe("expectedRoute (the dashboard's side: several keys at once)", () => {
+  const both = SCRAPER_ANNOTATIONS;
+  it("either spelling routes to the cluster-scraper and says which key it carries", () => {
+    expect(expectedRoute({ [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE }, both)).toEqual({
+      role: "cluster-scraper",
+      carried: [{ key: DEFAULT_SCRAPER_ANNOTATION, value: "cluster-scraper" }],
+    });
+    expect(expectedRoute({ [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE }, both)).toEqual({
+      role: "cluster-scraper",
+      carried: [{ key: EARLIER_SCRAPER_ANNOTATION, value: "cluster-scraper" }],
+    });
+  });
+  it("no recognised key, or any other value, is per-node", () => {
+    expect(expectedRoute({}, both)).toEqual({ role: "per-node", carried: [] });
+    expect(expectedRoute(undefined, both)).toEqual({ role: "per-node", carried: [] });
+    expect(expectedRoute({ "other/key": "cluster-scraper" }, both)).toEqual({ role: "per-node", carried: [] });
+    expect(expectedRoute({ [EARLIER_SCRAPER_ANNOTATION]: "Cluster-Scraper" }, both).role).toBe("per-node");
+  });
+  it("a configured key alone: the other spelling is not recognised", () => {
+    const m = { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE };
+    expect(expectedRoute(m, [EARLIER_SCRAPER_ANNOTATION])).toEqual({ role: "per-node", carried: [] });
+  });
+  it("both keys: agreeing they route, disagreeing the role is unknown", () => {
+    const agree = { [DEFAULT_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE, [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE };
+    expect(expectedRoute(agree, both).role).toBe("cluster-scraper");
+    expect(expectedRoute(agree, both).carried.map((a) => a.key)).toEqual([DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION]);
+    expect(expectedRoute({ [DEFAULT_SCRAPER_ANNOTATION]: "x", [EARLIER_SCRAPER_ANNOTATION]: "" }, both).role).toBe("per-node");
+    const disagree = { [EARLIER_SCRAPER_ANNOTATION]: CLUSTER_SCRAPER_VALUE, [DEFAULT_SCRAPER_ANNOTATION]: "per-node" };
+    expect(expectedRoute(disagree, both)).toEqual({
+      role: null,
+      carried: [
+        { key: DEFAULT_SCRAPER_ANNOTATION, value: "per-node" },
+        { key: EARLIER_SCRAPER_ANNOTATION, value: "cluster-scraper" },
+      ],
+    });
+    // one key given twice is one key
+    expect(expectedRoute(agree, [EARLIER_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION]).carried).toHaveLength(1);
+  });
+  it("ignores inherited properties", () => {
+    expect(expectedRoute({}, ["constructor"])).toEqual({ role: "per-node", carried: [] });
   });
 });
 

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import type { Collector, Flavor, PodView, Role, StrategyName, Target } from "./model";
-import { DEFAULT_SCRAPER_ANNOTATION, keepsMonitor } from "./routing";
+import { DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION, expectedRoute, keepsMonitor, monitorRole } from "./routing";
 import { targetNode } from "./node";
 import { allocate, expectedCollectorByNode } from "./strategies";
 import { trackReduce, type TrackEvent } from "./tracking";
@@ -95,15 +95,31 @@ describe("allocation properties", () => {
 
 describe("routing properties (one owner per monitor)", () => {
   const annotationsArb = fc.dictionary(
-    fc.oneof(fc.constant(DEFAULT_SCRAPER_ANNOTATION), fc.constant("cloudwatch.aws/scraper"), fc.string()),
+    fc.oneof(fc.constant(DEFAULT_SCRAPER_ANNOTATION), fc.constant(EARLIER_SCRAPER_ANNOTATION), fc.string()),
     fc.oneof(fc.constant("cluster-scraper"), fc.constant(""), fc.string()),
   );
   it("each monitor is kept by exactly one TA when routing is on", () => {
     fc.assert(
-      fc.property(annotationsArb, fc.constantFrom(DEFAULT_SCRAPER_ANNOTATION, "cloudwatch.aws/scraper"), (annotations, key) => {
+      fc.property(annotationsArb, fc.constantFrom(DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION), (annotations, key) => {
         const m = { kind: "ServiceMonitor" as const, namespace: "ns", name: "m", annotations, endpoints: 1 };
         const roles: Role[] = ["per-node", "cluster-scraper"];
         return roles.filter((r) => keepsMonitor(r, m, key, true)).length === 1;
+      }),
+    );
+  });
+  it("the dashboard's expected role with one key is the role a TA reading that key routes to", () => {
+    fc.assert(
+      fc.property(annotationsArb, fc.constantFrom(DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION), (annotations, key) => {
+        return expectedRoute(annotations, [key]).role === monitorRole(annotations, key);
+      }),
+    );
+  });
+  it("with both keys, a known expected role is the role of every key the monitor carries", () => {
+    fc.assert(
+      fc.property(annotationsArb, (annotations) => {
+        const { role, carried } = expectedRoute(annotations, [DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION]);
+        const roles = carried.map((a) => monitorRole(annotations, a.key));
+        return role === null ? new Set(roles).size === 2 : roles.every((r) => r === role);
       }),
     );
   });
