@@ -18,6 +18,19 @@ export interface MonitorFilter {
 
 export const isFiltered = (f: MonitorFilter) => f.states.length > 0 || f.q.trim() !== "" || f.role !== null;
 
+/** How the overview names each state. */
+export const OWNERSHIP_LABEL: Record<Ownership, string> = { ok: "owned once", double: "double-scraped", orphaned: "orphaned", misrouted: "misrouted" };
+
+/** Each state's colour (badges, chips, counts): problems red or amber. */
+export const OWNERSHIP_TONE: Record<Ownership, "ok" | "bad" | "warn"> = { ok: "ok", double: "bad", orphaned: "bad", misrouted: "warn" };
+
+export const OWNERSHIP_HELP: Record<Ownership, string> = {
+  ok: "scraped once, by the TA its annotation routes it to",
+  double: "jobs of it in both TAs: every target is scraped twice",
+  orphaned: "in neither TA: nothing scrapes it",
+  misrouted: "only in the other TA: scraped once, by the wrong agent",
+};
+
 /** A monitor involves a role when its annotation routes it there or that role's TA holds it (the view's role filter). */
 export const involvesRole = (m: Pick<MonitorRow, "expectedRole" | "holders">, role: Role): boolean => m.expectedRole === role || m.holders.includes(role);
 
