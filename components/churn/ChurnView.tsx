@@ -9,7 +9,7 @@ import { ROLES, type Role } from "@/lib/model";
 import type { ChurnView as ChurnData } from "@/lib/views/churn";
 import { byRole, localOnlyNote } from "@/lib/views/churn-view";
 import { RANGES, rangeKeys, widerRange } from "@/lib/views/churn-ranges";
-import { seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
+import { localityLines, seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
 import { churnParams, useChurn } from "@/components/data/churn-queries";
 import { Panel } from "@/components/ui/Panel";
 import { ViewState, type ViewStatus } from "@/components/ui/ViewState";
@@ -123,7 +123,7 @@ function ChurnBody({ v, status, url, embed }: { v: ChurnData; status: ViewStatus
             <TimelineChart rows={rows} roles={roles} multiDay={multiDay} empty={empty} />
           </Panel>
           <Panel title="Locality, ghosts and unassigned">
-            <SeriesCharts rows={seriesRows(v.series)} roles={roles.filter((r) => seriesRoles(v.series).includes(r))} multiDay={multiDay} />
+            <SeriesCharts rows={seriesRows(v.series)} locality={localityLines(roles.filter((r) => seriesRoles(v.series).includes(r)))} multiDay={multiDay} />
           </Panel>
         </div>
         <div className={styles.pair}>

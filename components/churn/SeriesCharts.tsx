@@ -1,7 +1,7 @@
 "use client";
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import type { Role } from "@/lib/model";
-import { isolatedPoints, type SeriesRow } from "@/lib/views/churn-charts";
+import { isolatedPoints, type LocalityLines, type SeriesRow } from "@/lib/views/churn-charts";
 import { ChartLegend } from "./ChartLegend";
 import { AXIS_TICK, GRID_STROKE, LOCALITY_STROKE } from "./palette";
 import styles from "./churn.module.css";
@@ -53,15 +53,17 @@ const localityFloor = (min: number) => (Number.isFinite(min) ? Math.max(0, Math.
 
 interface Props {
   rows: SeriesRow[];
-  /** roles that have a locality ratio */
-  roles: Role[];
+  /** the roles with a locality ratio: those charted, and those left out (locality not expected for them) */
+  locality: LocalityLines;
   multiDay: boolean;
   height?: number;
 }
 
-/** Locality ratio per role, and ghosts and unassigned (summed over roles), over the range: two small line charts. */
-export function SeriesCharts({ rows, roles, multiDay, height = 130 }: Props) {
+/** Locality ratio of the roles that aim for it, and ghosts and unassigned (summed over roles), over the range: two small line charts. */
+export function SeriesCharts({ rows, locality: l, multiDay, height = 130 }: Props) {
+  const roles = l.charted;
   const last = [...rows].reverse().find((r) => r.ghosts !== null);
+  const latest = roles.map((r) => `${r} ${locality(last?.[LOCALITY_KEY[r]])}`).join(", ") || "no data";
   const axis = (
     <XAxis dataKey="t" tickFormatter={(t: number) => axisTick(t, multiDay)} tick={AXIS_TICK} tickLine={false} axisLine={{ stroke: GRID_STROKE }} minTickGap={40} height={20} />
   );
@@ -71,18 +73,29 @@ export function SeriesCharts({ rows, roles, multiDay, height = 130 }: Props) {
         <div className={styles.chartHead}>
           <strong>Locality ratio</strong>
           <ChartLegend items={roles.map((r) => ({ key: r, label: r, color: LOCALITY_STROKE[r], line: true }))} />
+          {l.legend ? (
+            <span className={styles.leftOut} title={l.why ?? undefined} data-testid="locality-left-out">
+              {l.legend}
+            </span>
+          ) : null}
         </div>
-        <div role="img" aria-label={`Locality ratio per role over the range; latest ${roles.map((r) => `${r} ${locality(last?.[LOCALITY_KEY[r]])}`).join(", ") || "no data"}`}>
-          <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
-            <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
-            {axis}
-            <YAxis domain={[(min: number) => localityFloor(min), 100]} tickFormatter={(v: number) => formatPercent(v / 100, 0)} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
-            <Tooltip content={<PointTooltip roles={roles} multiDay={multiDay} kind="locality" />} isAnimationActive={false} />
-            {roles.map((r) => (
-              <Line key={r} dataKey={LOCALITY_KEY[r]} stroke={LOCALITY_STROKE[r]} strokeWidth={2} dot={lonelyDot(rows, LOCALITY_KEY[r], LOCALITY_STROKE[r])} type="monotone" isAnimationActive={false} connectNulls={false} />
-            ))}
-          </LineChart>
-        </div>
+        {roles.length === 0 && l.why ? (
+          <div className={styles.emptyBox} style={{ height }}>
+            <p className="empty">{l.why}</p>
+          </div>
+        ) : (
+          <div role="img" aria-label={`Locality ratio over the range; latest ${latest}${l.why ? `. ${l.why}` : ""}`}>
+            <LineChart responsive style={{ width: "100%", height }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
+              <CartesianGrid stroke={GRID_STROKE} strokeDasharray="2 4" vertical={false} />
+              {axis}
+              <YAxis domain={[(min: number) => localityFloor(min), 100]} tickFormatter={(v: number) => formatPercent(v / 100, 0)} tick={AXIS_TICK} tickLine={false} axisLine={false} width={40} />
+              <Tooltip content={<PointTooltip roles={roles} multiDay={multiDay} kind="locality" />} isAnimationActive={false} />
+              {roles.map((r) => (
+                <Line key={r} dataKey={LOCALITY_KEY[r]} stroke={LOCALITY_STROKE[r]} strokeWidth={2} dot={lonelyDot(rows, LOCALITY_KEY[r], LOCALITY_STROKE[r])} type="monotone" isAnimationActive={false} connectNulls={false} />
+              ))}
+            </LineChart>
+          </div>
+        )}
       </div>
       <div className={styles.chartBlock}>
         <div className={styles.chartHead}>

@@ -1,7 +1,7 @@
 "use client";
-import type { Ownership } from "@/lib/model";
 import type { SummaryView } from "@/lib/views/summary";
-import { ROLES } from "@/lib/model";
+import { OWNERSHIPS, ROLES } from "@/lib/model";
+import { OWNERSHIP_LABEL, OWNERSHIP_TONE } from "@/lib/views/ownership-view";
 import { ROLE_TITLE, formatCount, rolesPhrase } from "@/lib/format";
 import { useCluster, useSummary } from "@/components/data/queries";
 import { RoleCard } from "@/components/overview/RoleCard";
@@ -9,12 +9,6 @@ import { TopProblems } from "@/components/overview/TopProblems";
 import { EmptyState, Panel, Skeleton } from "@/components/ui/Panel";
 import { SkeletonNote, ViewState } from "@/components/ui/ViewState";
 
-const OWNERSHIP: { key: Ownership; label: string; tone: string }[] = [
-  { key: "ok", label: "owned once", tone: "ok" },
-  { key: "double", label: "double-scraped", tone: "bad" },
-  { key: "orphaned", label: "orphaned", tone: "bad" },
-  { key: "misrouted", label: "misrouted", tone: "warn" },
-];
 
 function OverviewSkeleton({ note }: { note: string | null }) {
   return (
@@ -45,11 +39,11 @@ function MonitorCounts({ monitors }: { monitors: SummaryView["monitors"] }) {
   if (!monitors) return <EmptyState title="Monitors unavailable" hint="Neither the ServiceMonitor nor the PodMonitor CRD could be read." />;
   return (
     <div className="stats">
-      {OWNERSHIP.map((o) => (
-        <div className="stat" key={o.key}>
-          <span className="label">{o.label}</span>
-          <span className="value" data-testid={`monitors-${o.key}`} style={{ color: o.key !== "ok" && monitors[o.key] ? `var(--${o.tone === "bad" ? "bad" : "warn"})` : undefined }}>
-            {formatCount(monitors[o.key])}
+      {OWNERSHIPS.map((o) => (
+        <div className="stat" key={o}>
+          <span className="label">{OWNERSHIP_LABEL[o]}</span>
+          <span className="value" data-testid={`monitors-${o}`} style={{ color: o !== "ok" && monitors[o] ? `var(--${OWNERSHIP_TONE[o]})` : undefined }}>
+            {formatCount(monitors[o])}
           </span>
         </div>
       ))}
@@ -100,7 +94,7 @@ export function Overview() {
             </div>
             <div className="grid grid-2">
               {roles.map((r) => (
-                <RoleCard key={r} summary={s.roles[r]!} query={query} />
+                <RoleCard key={r} summary={s.roles[r]!} details={s.roleDetails?.[r]} query={query} />
               ))}
             </div>
             <div className="grid grid-2" style={{ marginTop: 16 }}>

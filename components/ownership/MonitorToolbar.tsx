@@ -1,6 +1,5 @@
 import type { Ownership, Role } from "@/lib/model";
-import { OWNERSHIP_STATES, isFiltered } from "@/lib/views/ownership-view";
-import { OWNERSHIP_HELP, OWNERSHIP_TONE } from "./OwnershipBadge";
+import { OWNERSHIP_HELP, OWNERSHIP_STATES, OWNERSHIP_TONE, isFiltered } from "@/lib/views/ownership-view";
 import type { MonitorFilterApi } from "./useMonitorFilter";
 import s from "./ownership.module.css";
 

@@ -1,13 +1,5 @@
 import type { Ownership } from "@/lib/model";
-
-export const OWNERSHIP_TONE: Record<Ownership, "ok" | "bad" | "warn"> = { ok: "ok", double: "bad", orphaned: "bad", misrouted: "warn" };
-
-export const OWNERSHIP_HELP: Record<Ownership, string> = {
-  ok: "scraped once, by the TA its annotation routes it to",
-  double: "jobs of it in both TAs: every target is scraped twice",
-  orphaned: "in neither TA: nothing scrapes it",
-  misrouted: "only in the other TA: scraped once, by the wrong agent",
-};
+import { OWNERSHIP_HELP, OWNERSHIP_TONE } from "@/lib/views/ownership-view";
 
 export function OwnershipBadge({ state }: { state: Ownership }) {
   return (

@@ -98,3 +98,17 @@ test("the node map's and the targets listing's first data come from the HTML's p
     expect(asked, view).toEqual([api]);
   }
 });
+
+test("churn: the locality chart draws the per-node line and leaves the cluster-scraper's out, saying why", async ({ page }) => {
+  await page.goto("/churn?cluster=legacy");
+  const chart = page.getByRole("img", { name: /^Locality ratio over the range; latest per-node / });
+  await expect(chart).toBeVisible();
+  await expect(chart).toHaveAttribute("aria-label", /Locality is not expected for the cluster-scraper: its targets are cluster-level endpoints/);
+  await expect(chart.locator(".recharts-line")).toHaveCount(1);
+  await expect(page.getByTestId("locality-left-out")).toHaveText("cluster-scraper: not charted");
+  // narrowed to the cluster-scraper, the chart's place says why there is no line
+  await page.getByRole("group", { name: "Role", exact: true }).getByRole("button", { name: "cluster-scraper", exact: true }).click();
+  await expect(page).toHaveURL(/role=cluster-scraper/);
+  await expect(page.getByText(/^Locality is not expected for the cluster-scraper/)).toBeVisible();
+  await expect(page.getByRole("img", { name: /^Locality ratio/ })).toHaveCount(0);
+});

@@ -102,12 +102,31 @@ export const roleSummarySchema = z
   .meta({ id: "RoleSummary" });
 export type RoleSummary = z.infer<typeof roleSummarySchema>;
 
+/** What the overview shows of a role beside its RoleSummary: the cluster-scraper card reads it (locality is not its goal). */
+export const roleDetailsSchema = z
+  .object({
+    monitors: ownershipCounts
+      .nullable()
+      .meta({ description: "monitors routed to this role or held by its TA, by ownership state (the Ownership view's role filter); null when neither monitor CRD could be read" }),
+    perCollector: z
+      .object({ collectors: int(), min: int().nullable(), max: int().nullable(), mean: z.number().nullable() })
+      .strict()
+      .meta({ description: "assigned targets per eligible collector listed by the TA (the collectors the imbalance is computed on); null without one" }),
+    zones: z
+      .array(z.object({ zone: z.string(), count: int() }).strict())
+      .meta({ description: "assigned targets by the zone of their node, zones first, then (no zone) and (no node)" }),
+  })
+  .strict()
+  .meta({ id: "RoleDetails" });
+export type RoleDetails = z.infer<typeof roleDetailsSchema>;
+
 /** GET /api/v1/summary */
 export const summaryViewSchema = z
   .object({
     ...freshness,
     cluster: z.string(),
     roles: byRole(roleSummarySchema),
+    roleDetails: byRole(roleDetailsSchema),
     monitors: ownershipCounts.nullable(),
     nodes: z.object({ total: int(), byState: nodeStateCounts, multiplePods: int() }).strict(),
     duplicates: int(),

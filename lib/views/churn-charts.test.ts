@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
-import { isolatedPoints, seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
+import { isolatedPoints, localityLines, seriesRoles, seriesRows, timelineRows, timelineTotals } from "@/lib/views/churn-charts";
 
 const bucket = (t: number, pn: [number, number], cs?: [number, number]): TimelineBucket => ({
   t,
@@ -38,5 +38,20 @@ describe("series", () => {
     expect(seriesRoles(points)).toEqual(["per-node"]);
     expect([...isolatedPoints(seriesRows(points), "ghosts")]).toEqual([0]);
     expect([...isolatedPoints(seriesRows([...points, points[0], points[0]]), "ghosts")]).toEqual([0]);
+  });
+});
+
+describe("localityLines", () => {
+  it("charts the per-node line and leaves the cluster-scraper out, saying so and why", () => {
+    const l = localityLines(["per-node", "cluster-scraper"]);
+    expect(l.charted).toEqual(["per-node"]);
+    expect(l.left).toEqual(["cluster-scraper"]);
+    expect(l.legend).toBe("cluster-scraper: not charted");
+    expect(l.why).toBe("Locality is not expected for the cluster-scraper: its targets are cluster-level endpoints, not on its own node.");
+  });
+  it("says nothing when only the per-node agent has a series, and charts nothing for the cluster-scraper alone", () => {
+    expect(localityLines(["per-node"])).toEqual({ charted: ["per-node"], left: [], legend: null, why: null });
+    expect(localityLines(["cluster-scraper"])).toMatchObject({ charted: [], left: ["cluster-scraper"] });
+    expect(localityLines([])).toEqual({ charted: [], left: [], legend: null, why: null });
   });
 });

@@ -2,6 +2,7 @@
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import { percentValue } from "@/lib/format";
+import { LOCALITY_EXPECTED, LOCALITY_NOT_EXPECTED_WHY } from "@/lib/views/role-card";
 import type { SeriesPoint, TimelineBucket } from "@/lib/analysis/churn-buckets";
 
 export interface TimelineRow {
@@ -51,7 +52,6 @@ export interface SeriesRow {
   unassigned: number | null;
 }
 
-
 export function seriesRows(points: readonly SeriesPoint[]): SeriesRow[] {
   return points.map((p) => ({
     t: p.t,
@@ -75,4 +75,28 @@ export function isolatedPoints(rows: readonly SeriesRow[], key: Exclude<keyof Se
 /** Roles that have at least one locality point (a cluster may run one TA). */
 export function seriesRoles(points: readonly SeriesPoint[]): Role[] {
   return ROLES.filter((r) => points.some((p) => p.localityRatio[r] !== undefined));
+}
+
+export interface LocalityLines {
+  /** roles drawn as a line: those whose locality is a goal (per-node) */
+  charted: Role[];
+  /** roles with a locality series that the chart leaves out (the cluster-scraper) */
+  left: Role[];
+  /** the legend's words for the roles left out; null when none is */
+  legend: string | null;
+  /** why they are left out, in a sentence; null when none is */
+  why: string | null;
+}
+
+/**
+ * The locality chart's lines. The cluster-scraper's targets are cluster-level endpoints, not on its own node, so its
+ * locality is naturally near 0%: a line there would read as an alarm (and would pull the axis down to 0%, flattening the
+ * per-node line). It is left out, and the legend says so and why.
+ */
+export function localityLines(roles: readonly Role[]): LocalityLines {
+  const charted = roles.filter((r) => LOCALITY_EXPECTED[r]);
+  const left = roles.filter((r) => !LOCALITY_EXPECTED[r]);
+  if (!left.length) return { charted, left, legend: null, why: null };
+  const names = left.join(" and ");
+  return { charted, left, legend: `${names}: not charted`, why: `Locality is not expected for the ${names}: ${LOCALITY_NOT_EXPECTED_WHY}.` };
 }

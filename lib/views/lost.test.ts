@@ -1,7 +1,6 @@
-import { targetRow } from "./test-rows";
+import { roleSummary, targetRow } from "./test-rows";
 import { describe, expect, it } from "vitest";
-import type { CollectorRow, RoleSummary, TargetRow } from "@/lib/analysis/types";
-import { emptyClassCounts } from "@/lib/analysis/types";
+import type { CollectorRow, TargetRow } from "@/lib/analysis/types";
 import { groupGhosts, lostListState, toLostView, type LostRole } from "./lost";
 
 const target = targetRow;
@@ -23,27 +22,7 @@ const collector = (over: Partial<CollectorRow>): CollectorRow => ({
   ...over,
 });
 
-const summary = (over: Partial<RoleSummary>): RoleSummary => ({
-  role: "per-node",
-  flavor: "cloudwatch",
-  strategy: "per-node",
-  taReady: true,
-  collectorsTotal: 3,
-  collectorsEligible: 2,
-  targets: 6,
-  classes: emptyClassCounts(),
-  unassigned: 0,
-  unassignedReported: 0,
-  localityRatio: 1,
-  imbalance: { maxOverMean: null, cv: null },
-  jobs: 2,
-  staticJobs: [],
-  taOnlyCollectors: [],
-  missingFromTa: [],
-  drift: 0,
-  jobsWithoutTargets: [],
-  ...over,
-});
+const summary = roleSummary;
 
 const ghost = (over: Partial<TargetRow>) => target({ class: "ghost", reason: "not Ready", ...over });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RoleSummary, TargetRow, Analysis } from "@/lib/analysis/types";
 import { emptyClassCounts } from "@/lib/analysis/types";
 import { nodesViewFor, toNodesView, type ZoneFlow } from "@/lib/views/nodes";
-import { flowHeadline, layoutZoneFlows } from "./node-flow";
+import { flowHeadline, layoutZoneFlows, targetsByZone } from "./node-flow";
 
 const flow = (from: string, to: string, classes: Partial<ZoneFlow["classes"]>): ZoneFlow => {
   const c = { ...emptyClassCounts(), ...classes };
@@ -69,6 +69,20 @@ describe("layoutZoneFlows", () => {
 describe("flowHeadline", () => {
   it("counts same-zone (local and same-zone cross-node), cross-zone, ghosts and nodeless", () => {
     expect(flowHeadline(flows)).toEqual({ local: 170, sameZone: 180, crossZone: 20, ghost: 5, nodeless: 1, total: 206 });
+  });
+});
+
+describe("targetsByZone", () => {
+  it("sums the targets of each target zone over the collector zones, zones first, then no zone and no node", () => {
+    const withNoZone = [flow("(no zone)", "a", { cross_node: 3 }), ...flows, flow("c", "a", { cross_zone: 2 })];
+    expect(targetsByZone(withNoZone)).toEqual([
+      { zone: "a", count: 125 },
+      { zone: "b", count: 80 },
+      { zone: "c", count: 2 },
+      { zone: "(no zone)", count: 3 },
+      { zone: "(no node)", count: 1 },
+    ]);
+    expect(targetsByZone([])).toEqual([]);
   });
 });
 

@@ -170,3 +170,10 @@ export function flowHeadline(flows: readonly ZoneFlow[]): { local: number; sameZ
   }
   return { local, sameZone, crossZone, ghost, nodeless, total };
 }
+
+/** An agent's assigned targets by the zone of their node (the left column of its zone flow): zones first, then no zone, no node. */
+export function targetsByZone(flows: readonly ZoneFlow[]): { zone: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const f of flows) counts.set(f.from, (counts.get(f.from) ?? 0) + f.count);
+  return [...counts.keys()].sort(byZone).map((zone) => ({ zone, count: counts.get(zone)! }));
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { MonitorRow } from "@/lib/analysis/types";
 import type { SourceView } from "@/lib/views/summary";
-import { dependencyNotice, filterMonitors, isFiltered, monitorSourceProblems, splitShares } from "./ownership-view";
+import { dependencyNotice, filterMonitors, isFiltered, monitorSourceProblems, ownershipHref, roleOwnership, splitShares } from "./ownership-view";
 
 const row = (over: Partial<MonitorRow>): MonitorRow => ({
   kind: "ServiceMonitor",
@@ -55,6 +55,22 @@ describe("filterMonitors", () => {
   });
   it("treats markup in the search as plain text", () => {
     expect(filterMonitors(rows, { ...none, q: "<script>" })).toEqual([]);
+  });
+});
+
+describe("roleOwnership", () => {
+  it("counts, by state, the monitors the role filter lists: routed to the role or held by it", () => {
+    expect(roleOwnership(rows, "cluster-scraper")).toEqual({ ok: 0, double: 1, orphaned: 1, misrouted: 1 });
+    expect(roleOwnership(rows, "per-node")).toEqual({ ok: 1, double: 1, orphaned: 0, misrouted: 1 });
+    for (const role of ["per-node", "cluster-scraper"] as const) {
+      const c = roleOwnership(rows, role);
+      expect(c.ok + c.double + c.orphaned + c.misrouted).toBe(filterMonitors(rows, { states: [], q: "", role }).length);
+    }
+    expect(roleOwnership([], "per-node")).toEqual({ ok: 0, double: 0, orphaned: 0, misrouted: 0 });
+  });
+  it("links to the view filtered to the role and a state, keeping the cluster", () => {
+    expect(ownershipHref("", "cluster-scraper")).toBe("/ownership?role=cluster-scraper");
+    expect(ownershipHref("?cluster=a%20b", "cluster-scraper", "double")).toBe("/ownership?cluster=a+b&role=cluster-scraper&ownership=double");
   });
 });
 

@@ -18,6 +18,37 @@ export interface MonitorFilter {
 
 export const isFiltered = (f: MonitorFilter) => f.states.length > 0 || f.q.trim() !== "" || f.role !== null;
 
+/** How the overview names each state. */
+export const OWNERSHIP_LABEL: Record<Ownership, string> = { ok: "owned once", double: "double-scraped", orphaned: "orphaned", misrouted: "misrouted" };
+
+/** Each state's colour (badges, chips, counts): problems red or amber. */
+export const OWNERSHIP_TONE: Record<Ownership, "ok" | "bad" | "warn"> = { ok: "ok", double: "bad", orphaned: "bad", misrouted: "warn" };
+
+export const OWNERSHIP_HELP: Record<Ownership, string> = {
+  ok: "scraped once, by the TA its annotation routes it to",
+  double: "jobs of it in both TAs: every target is scraped twice",
+  orphaned: "in neither TA: nothing scrapes it",
+  misrouted: "only in the other TA: scraped once, by the wrong agent",
+};
+
+/** A monitor involves a role when its annotation routes it there or that role's TA holds it (the view's role filter). */
+export const involvesRole = (m: Pick<MonitorRow, "expectedRole" | "holders">, role: Role): boolean => m.expectedRole === role || m.holders.includes(role);
+
+/** The monitors that involve `role`, by ownership state: what the view lists with `?role=` and that state. */
+export function roleOwnership(rows: readonly MonitorRow[], role: Role): Record<Ownership, number> {
+  const counts: Record<Ownership, number> = { ok: 0, double: 0, orphaned: 0, misrouted: 0 };
+  for (const m of rows) if (involvesRole(m, role)) counts[m.ownership]++;
+  return counts;
+}
+
+/** The Ownership view's URL filtered to `role` (and one state), keeping the other parameters of `query` (`?cluster=`). */
+export function ownershipHref(query: string, role: Role, state?: Ownership): string {
+  const p = new URLSearchParams(query);
+  p.set("role", role);
+  if (state) p.set("ownership", state);
+  return `/ownership?${p}`;
+}
+
 /** The text a search matches: kind, namespace/name, the recognised annotation keys with their values and the job names. */
 export function monitorText(m: MonitorRow): string {
   return [m.kind, `${m.namespace}/${m.name}`, ...m.scraperAnnotations.map((a) => `${a.key}=${a.value}`), ...m.jobs].join(" ").toLowerCase();
@@ -32,7 +63,7 @@ export function filterMonitors(rows: readonly MonitorRow[], f: MonitorFilter): M
   const states = new Set(f.states);
   return rows.filter((m) => {
     if (states.size && !states.has(m.ownership)) return false;
-    if (f.role && m.expectedRole !== f.role && !m.holders.includes(f.role)) return false;
+    if (f.role && !involvesRole(m, f.role)) return false;
     if (!terms.length) return true;
     const text = monitorText(m);
     return terms.every((t) => text.includes(t));

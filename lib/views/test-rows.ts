@@ -1,5 +1,7 @@
-/** A TargetRow for view tests: a local kubelet target on n1, overridden field by field. */
-import type { TargetRow } from "@/lib/analysis/types";
+/** Rows for view tests, overridden field by field. */
+import { emptyClassCounts, type RoleSummary, type TargetRow } from "@/lib/analysis/types";
+
+/** A local kubelet target on n1. */
 
 export const targetRow = (over: Partial<TargetRow> = {}): TargetRow => ({
   role: "per-node",
@@ -13,5 +15,28 @@ export const targetRow = (over: Partial<TargetRow> = {}): TargetRow => ({
   class: "local",
   reason: null,
   expected: null,
+  ...over,
+});
+
+/** A per-node role with its TA ready, 2 of 3 collectors eligible, 6 targets over 2 jobs. */
+export const roleSummary = (over: Partial<RoleSummary> = {}): RoleSummary => ({
+  role: "per-node",
+  flavor: "cloudwatch",
+  strategy: "per-node",
+  taReady: true,
+  collectorsTotal: 3,
+  collectorsEligible: 2,
+  targets: 6,
+  classes: emptyClassCounts(),
+  unassigned: 0,
+  unassignedReported: 0,
+  localityRatio: 1,
+  imbalance: { maxOverMean: null, cv: null },
+  jobs: 2,
+  staticJobs: [],
+  taOnlyCollectors: [],
+  missingFromTa: [],
+  drift: 0,
+  jobsWithoutTargets: [],
   ...over,
 });
