@@ -5,7 +5,7 @@
  * computed from one snapshot. Pure: no I/O, time comes in as nowMs.
  *
  * The checks live in lib/analysis/checks/, one module per family; this entry point runs them in a stable logical order
- * (sources, collectors, targets, nodes, monitors, load, churn); views sort by status.
+ * (sources and the TAs' ring limit, collectors, targets, nodes, monitors, load, churn); views sort by status.
  */
 import { context, type Check, type DiagnoseInput } from "./checks/context";
 import { collectorsDiscovered, collectorsMissingFromTa, collectorsNotEligible, collectorsUnknownToKubernetes } from "./checks/collectors";
@@ -13,6 +13,7 @@ import { collectorFlapping, loadImbalance } from "./checks/load";
 import { jobsWithoutTargets, monitorCheck } from "./checks/monitors";
 import { crossNodeScraping, multiplePodsPerNode, nodesWithoutCollector, perNodeDrift } from "./checks/nodes";
 import { kubeRbac, kubeReachable, monitorCrds, taDiscovery, taReachable, taReady } from "./checks/sources";
+import { taRingLimit } from "./checks/ring";
 import { duplicateTargets, ghostTargets, unassignedGauge, unassignedTargets } from "./checks/targets";
 
 export {
@@ -43,6 +44,7 @@ export function diagnose(input: DiagnoseInput): Check[] {
     ...(discovery ? [discovery] : []),
     taReachable(c),
     taReady(c),
+    taRingLimit(c),
     kubeReachable(c),
     kubeRbac(c),
     monitorCrds(c),
