@@ -17,6 +17,7 @@ import {
   type TargetRow,
 } from "@/lib/analysis/types";
 import { CHECK_IDS, cap, diagnose, worst, type Check, type CheckStatus, type DiagnoseInput, type SourceLike } from "@/lib/analysis/diagnostics";
+import { diagnosticsOptions } from "@/lib/views/diagnostics";
 
 // ---- a small hand-built world -----------------------------------------------------------------------------------------------
 
@@ -748,5 +749,126 @@ describe("ta-discovery", () => {
     expect(refused).toMatchObject({ status: "fail", fix: "grant list on configmaps cluster-wide" });
     expect(refused.evidence[0]).toContain("may not list configmaps");
     expect(status(world(), "ta-discovery", { sources: discoverySource({ state: "stale", error: err }), discovery: { found, dropped: [], problems: [] } })).toBe("warn");
+  });
+});
+
+describe("ta-ring-limit", () => {
+  /** the per-node agent with `eligible` eligible pods (its TA lists the world's three) */
+  const big = (eligible: number, over: Partial<RoleSummary> = {}): World => {
+    const w = world();
+    Object.assign(w.roles["per-node"]!, { collectorsEligible: eligible, ...over });
+    return w;
+  };
+  const withFallback = { strategies: { "per-node": { fallbackStrategy: "consistent-hashing" as const } } };
+  const discovered = (fallbackStrategy: string | null): Partial<DiagnoseInput> => ({
+    discovery: { found: [{ role: "per-node", namespace: "amazon-cloudwatch", configMap: "cloudwatch-agent-target-allocator", strategy: "per-node", fallbackStrategy }], dropped: [], problems: [] },
+  });
+  const ring = (w: World, over: Partial<DiagnoseInput> = {}) => get(run(w, over), "ta-ring-limit");
+
+  it("passes on a small cluster, with each TA's strategy, its sources and its count as evidence", () => {
+    const c = ring(world());
+    expect(c.status).toBe("pass");
+    expect(c.summary).toBe("No TA is near the 1,061-collector limit of a consistent-hashing ring (the check warns from 955).");
+    expect(c.evidence).toEqual([
+      "per-node: per-node (TA metrics), fallback unknown: may build the ring; 3 collectors (3 eligible agent pods, 3 listed by the TA), headroom 1,058",
+      "cluster-scraper: consistent-hashing (TA metrics): builds the ring; 2 collectors (2 eligible agent pods, 2 listed by the TA), headroom 1,059",
+    ]);
+    expect(c.fix).toBe("Nothing to do.");
+  });
+
+  it("per-node with the consistent-hashing fallback: passes at 954, warns from 955 to 1,061, fails from 1,062", () => {
+    expect(ring(big(954), withFallback).status).toBe("pass");
+    const warn = ring(big(955), withFallback);
+    expect(warn.status).toBe("warn");
+    expect(warn.summary).toBe(
+      'per-node TA: 955 collectors; this TA\'s ring holds at most 1,061. Above 1,061 it cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped.',
+    );
+    expect(warn.evidence[0]).toBe(
+      "per-node: per-node (TA metrics), fallback consistent-hashing (configuration): builds the ring; 955 collectors (955 eligible agent pods, 3 listed by the TA), headroom 106",
+    );
+    expect(warn.fix).toContain("per-node without a fallback");
+    expect(warn.fix).toContain("least-weighted");
+    expect(warn.fix).toContain("split the agent");
+    expect(ring(big(1061), withFallback).status).toBe("warn");
+    const fail = ring(big(1062), withFallback);
+    expect(fail.status).toBe("fail");
+    expect(fail.summary).toBe(
+      'per-node TA: 1,062 collectors; this TA\'s ring holds at most 1,061. The TA cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped.',
+    );
+    expect(fail.evidence[0]).toContain("1,062 collectors (1,062 eligible agent pods, 3 listed by the TA), headroom -1");
+    // the cloudwatch operator always writes the fallback for per-node
+    expect(fail.fix).toContain("The CloudWatch agent operator writes the consistent-hashing fallback");
+    expect(fail.fix).not.toContain("fallbackStrategy");
+  });
+
+  it("counts the collectors the TA lists when they outnumber the eligible pods (consistent-hashing)", () => {
+    const w = world();
+    for (let i = 0; i < 1100; i++) w.pods.push({ role: "cluster-scraper", id: `scraper-x${i}`, node: null, eligible: false, reason: "not Ready" });
+    const c = ring(w);
+    expect(c.status).toBe("fail");
+    expect(c.summary).toMatch(/^cluster-scraper TA: 1,102 collectors; this TA's ring holds at most 1,061\./);
+    expect(c.evidence[1]).toContain("1,102 collectors (2 eligible agent pods, 1,102 listed by the TA), headroom -41");
+  });
+
+  it("passes for TAs that build no ring, whatever their size; not applicable when no TA builds one", () => {
+    const noFallback = ring(big(5000), { strategies: { "per-node": { fallbackStrategy: "none" } } });
+    expect(noFallback.status).toBe("pass");
+    expect(noFallback.evidence[0]).toBe(
+      "per-node: per-node (TA metrics), no fallback (configuration): builds no ring; 5,000 collectors (5,000 eligible agent pods, 3 listed by the TA), headroom -3,939",
+    );
+    expect(ring(big(5000, { strategy: "least-weighted" })).status).toBe("pass");
+    // discovery read the ConfigMap: no allocation_fallback_strategy there is no fallback
+    expect(ring(big(5000), discovered(null)).status).toBe("pass");
+    const w = big(5000, { strategy: "least-weighted" });
+    w.roles["cluster-scraper"]!.strategy = "least-weighted";
+    const none = ring(w);
+    expect(none.status).toBe("pass");
+    expect(none.summary).toBe("Not applicable: no TA builds a consistent-hashing ring (least-weighted, or per-node without a fallback).");
+  });
+
+  it("an unknown fallback on per-node may use the ring: judged as if it did, in words that say so, with the fix to state it", () => {
+    const warn = ring(big(1000));
+    expect(warn.status).toBe("warn");
+    expect(warn.summary).toMatch(/^per-node TA: 1,000 collectors; if this TA builds a consistent-hashing ring \(per-node, and no source states its fallback\), the ring holds at most 1,061\./);
+    const fail = ring(big(1062));
+    expect(fail.status).toBe("fail");
+    expect(fail.evidence[0]).toContain("per-node (TA metrics), fallback unknown: may build the ring");
+    expect(fail.fix).toContain("state it in the TA's entry of the dashboard configuration (strategy; fallbackStrategy, none when it has none)");
+    // a strategy no source states is judged the same way
+    expect(ring(big(1062, { strategy: null })).summary).toContain("(its strategy is not known)");
+  });
+
+  it("a TA that is down above the limit names the ring limit as the likely cause", () => {
+    const down = { ...discovered("consistent-hashing"), sources: sourcesWith("ta/per-node", { state: "error", lastSuccess: null, error: { source: "c1/ta/per-node", kind: "network", message: "connect ECONNREFUSED" } }) };
+    const c = ring(big(1062, { strategy: null, taReady: null }), down);
+    expect(c.status).toBe("fail");
+    expect(c.summary).toBe(
+      'The per-node TA cannot be read, with 1,062 collectors: the likely cause is the ring limit (this TA\'s ring holds at most 1,061). Above 1,061 a TA cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped.',
+    );
+    expect(c.evidence[0]).toBe(
+      "per-node: per-node (ConfigMap), fallback consistent-hashing (ConfigMap): builds the ring; 1,062 collectors (1,062 eligible agent pods, 3 listed by the TA), headroom -1; the TA cannot be read",
+    );
+    const stale = ring(big(1200), { ...withFallback, sources: sourcesWith("ta/per-node", { state: "stale", lastSuccess: NOW - 60_000 }) });
+    expect(stale.summary).toMatch(/^The per-node TA stopped answering, with 1,200 collectors: the likely cause is the ring limit/);
+    expect(ring(big(1200, { taReady: false }), withFallback).summary).toMatch(/^The per-node TA is not ready, with 1,200 collectors: the likely cause is the ring limit/);
+    // unknown fallback: the cause is named as a possibility
+    expect(ring(big(1200, { taReady: false })).summary).toMatch(
+      /^The per-node TA is not ready, with 1,200 collectors: the likely cause is the ring limit \(if this TA builds a consistent-hashing ring \(per-node, and no source states its fallback\)/,
+    );
+    // below the limit a TA that is down is another check's business
+    expect(ring(big(900, { taReady: false }), withFallback).status).toBe("pass");
+  });
+
+  it("is unknown until the agent pods are listed", () => {
+    const c = ring(big(1062), { ...withFallback, sources: sourcesWith("kube/pods/per-node", { state: "starting", lastSuccess: null }) });
+    expect(c.status).toBe("unknown");
+    expect(c.evidence[0]).toBe("per-node: agent pods not listed yet");
+  });
+
+  it("takes the stated strategies from the configuration's TA entries", () => {
+    const cfg = { flavor: "upstream" as const, collectors: { namespace: "otel", selector: { app: "agent" } } };
+    const options = diagnosticsOptions({ "per-node": { ...cfg, strategy: "per-node", fallbackStrategy: "consistent-hashing" }, "cluster-scraper": cfg });
+    expect(options.strategies).toEqual({ "per-node": { strategy: "per-node", fallbackStrategy: "consistent-hashing" } });
+    expect(ring(big(1062, { strategy: null }), options).evidence[0]).toContain("per-node (configuration), fallback consistent-hashing (configuration): builds the ring");
   });
 });

@@ -5,7 +5,7 @@
  * computed from one snapshot. Pure: no I/O, time comes in as nowMs.
  *
  * The checks live in lib/analysis/checks/, one module per family; this entry point runs them in a stable logical order
- * (sources, collectors, targets, nodes, monitors and their annotation keys, load, churn); views sort by status.
+ * (sources and the TAs' ring limit, collectors, targets, nodes, monitors and their annotation keys, load, churn); views sort by status.
  */
 import { context, type Check, type DiagnoseInput } from "./checks/context";
 import { collectorsDiscovered, collectorsMissingFromTa, collectorsNotEligible, collectorsUnknownToKubernetes } from "./checks/collectors";
@@ -14,6 +14,7 @@ import { jobsWithoutTargets, monitorCheck } from "./checks/monitors";
 import { scraperAnnotationKey } from "./checks/scraper-key";
 import { crossNodeScraping, multiplePodsPerNode, nodesWithoutCollector, perNodeDrift } from "./checks/nodes";
 import { kubeRbac, kubeReachable, monitorCrds, taDiscovery, taReachable, taReady } from "./checks/sources";
+import { taRingLimit } from "./checks/ring";
 import { duplicateTargets, ghostTargets, unassignedGauge, unassignedTargets } from "./checks/targets";
 
 export {
@@ -44,6 +45,7 @@ export function diagnose(input: DiagnoseInput): Check[] {
     ...(discovery ? [discovery] : []),
     taReachable(c),
     taReady(c),
+    taRingLimit(c),
     kubeReachable(c),
     kubeRbac(c),
     monitorCrds(c),

@@ -54,6 +54,20 @@ describe("parseConfig", () => {
     expect(text).toMatch(/clusters\[0\]: .*colour/);
   });
 
+  it("takes a TA's strategy and fallback as optional facts, and names a bad one with what is expected", () => {
+    const r = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, strategy: "per-node", fallbackStrategy: "none" }, "cluster-scraper": ta } }] });
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    expect(r.config.clusters[0].targetAllocators["per-node"]).toMatchObject({ strategy: "per-node", fallbackStrategy: "none" });
+    expect(r.config.clusters[0].targetAllocators["cluster-scraper"]!.strategy).toBeUndefined();
+    expect(r.config.clusters[0].targetAllocators["cluster-scraper"]!.fallbackStrategy).toBeUndefined();
+    const bad = parseConfig({ clusters: [{ name: "prod", targetAllocators: { "per-node": { ...ta, strategy: "per_node", fallbackStrategy: "" } } }] });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    const text = bad.errors.join("\n");
+    expect(text).toContain('clusters[0].targetAllocators.per-node.strategy: expected "consistent-hashing", "least-weighted", "per-node" (got "per_node")');
+    expect(text).toContain('clusters[0].targetAllocators.per-node.fallbackStrategy: expected "consistent-hashing", "least-weighted", "per-node", "none" (none: the TA has no fallback) (got "")');
+  });
+
   it("rejects a cluster without any TA, half a key pair, and duplicate names", () => {
     const r = parseConfig({
       clusters: [

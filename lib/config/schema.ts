@@ -12,6 +12,7 @@ import { parseMatcher } from "@/lib/prometheus/promql";
 import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
 import { templateProblem } from "@/lib/fleet/link";
 import { parseSecretRef, serviceUrl } from "@/lib/ta/reach";
+import { FALLBACK_NAMES, STRATEGY_NAMES } from "@/lib/analysis/ring";
 
 /** A Kubernetes label or annotation key: an optional DNS-subdomain prefix and "/", then a name. */
 const KEY_PATTERN = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -115,6 +116,12 @@ const taObject = z
     /** a deadline for reading the whole TA once; default pollTimeoutDefault(pollIntervalSeconds) */
     pollTimeoutSeconds: z.number({ message: "expected a number of seconds" }).positive().max(3600).optional(),
     concurrency: z.number().int().min(1).max(64).default(4),
+    /**
+     * What the TA runs, for the ring-limit check (lib/analysis/ring.ts) when its own metrics (strategy) or discovery do not
+     * say: a TA that cannot start exports no metrics, and no metric carries a per-node TA's fallback.
+     */
+    strategy: z.enum(STRATEGY_NAMES, { message: `expected ${STRATEGY_NAMES.map((s) => JSON.stringify(s)).join(", ")}` }).optional(),
+    fallbackStrategy: z.enum(FALLBACK_NAMES, { message: `expected ${FALLBACK_NAMES.map((s) => JSON.stringify(s)).join(", ")} (none: the TA has no fallback)` }).optional(),
     collectors: z
       .object({
         namespace: z.string().min(1, "expected the namespace of the collector pods"),
@@ -498,6 +505,8 @@ export type KubernetesConfig = z.infer<typeof kubernetesSchema>;
 const ECHOED_FIELDS = new Set([
   "name",
   "flavor",
+  "strategy",
+  "fallbackStrategy",
   "url",
   "control",
   "namespace",

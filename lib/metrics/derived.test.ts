@@ -26,17 +26,17 @@ function snapshot(): MetricsSnapshotLike {
     ],
     analysis: {
       roles: {
-        "per-node": { classes: { ...emptyClassCounts(), local: 30, cross_zone: 6, ghost: 4 }, unassigned: 2, localityRatio: 30 / 36 },
-        "cluster-scraper": { classes: { ...emptyClassCounts(), nodeless: 12 }, unassigned: null, localityRatio: null },
+        "per-node": { classes: { ...emptyClassCounts(), local: 30, cross_zone: 6, ghost: 4 }, unassigned: 2, localityRatio: 30 / 36, strategy: "per-node", collectorsEligible: 2 },
+        "cluster-scraper": { classes: { ...emptyClassCounts(), nodeless: 12 }, unassigned: null, localityRatio: null, strategy: "least-weighted", collectorsEligible: 1 },
       },
       collectors: [
-        { role: "per-node", node: "n1", inKubernetes: true, eligible: true, reason: null },
-        { role: "per-node", node: "n2", inKubernetes: true, eligible: true, reason: null },
-        { role: "per-node", node: "n3", inKubernetes: true, eligible: false, reason: "not Ready" },
-        { role: "per-node", node: "n4", inKubernetes: true, eligible: false, reason: "terminating" },
-        { role: "per-node", node: null, inKubernetes: true, eligible: false, reason: "not scheduled" },
-        { role: "per-node", node: null, inKubernetes: false, eligible: false, reason: "not a pod in Kubernetes" },
-        { role: "cluster-scraper", node: "n1", inKubernetes: true, eligible: true, reason: null },
+        { role: "per-node", node: "n1", inKubernetes: true, eligible: true, reason: null, inTa: true },
+        { role: "per-node", node: "n2", inKubernetes: true, eligible: true, reason: null, inTa: true },
+        { role: "per-node", node: "n3", inKubernetes: true, eligible: false, reason: "not Ready", inTa: true },
+        { role: "per-node", node: "n4", inKubernetes: true, eligible: false, reason: "terminating", inTa: false },
+        { role: "per-node", node: null, inKubernetes: true, eligible: false, reason: "not scheduled", inTa: false },
+        { role: "per-node", node: null, inKubernetes: false, eligible: false, reason: "not a pod in Kubernetes", inTa: true },
+        { role: "cluster-scraper", node: "n1", inKubernetes: true, eligible: true, reason: null, inTa: true },
       ],
       monitorCounts: { ok: 5, double: 1, orphaned: 0, misrouted: 2 },
       nodesWithoutCollector: ["n7", "n8"],
@@ -64,6 +64,7 @@ describe("deriveSeries", () => {
       new Set(
         [DERIVED_METRICS.targets, DERIVED_METRICS.unassigned, DERIVED_METRICS.locality, DERIVED_METRICS.collectors, DERIVED_METRICS.monitors]
           .concat([DERIVED_METRICS.nodesWithoutCollector, DERIVED_METRICS.sourceUp, DERIVED_METRICS.pollDuration, DERIVED_METRICS.lastPoll, DERIVED_METRICS.taRequests])
+          .concat([DERIVED_METRICS.ringHeadroom])
           .map((m) => m.name),
       ),
     );
@@ -112,6 +113,20 @@ describe("deriveSeries", () => {
     expect(sourceLabel("other/ta/per-node", "prod-eu-1")).toBe("other/ta/per-node");
   });
 
+  it("gives the ring headroom of TAs that build a consistent-hashing ring or may, and of no other", () => {
+    const headroom = (series: Series[], role: string) => find(series, "allocation_lens_ta_ring_headroom", { ...c, role });
+    // per-node with a fallback no source states may build the ring; its ring holds the 4 collectors the TA lists
+    expect(value(series, "allocation_lens_ta_ring_headroom", { ...c, role: "per-node" })).toBe(1057);
+    expect(headroom(series, "cluster-scraper")).toHaveLength(0); // least-weighted
+    expect(headroom(deriveSeries(snapshot(), {}, { "per-node": { fallbackStrategy: "none" } }), "per-node")).toHaveLength(0);
+    const found = (fallbackStrategy: string | null) => ({ ...snapshot(), discovery: { found: [{ role: "per-node" as const, strategy: "per-node", fallbackStrategy }] } });
+    expect(headroom(deriveSeries(found(null)), "per-node")).toHaveLength(0);
+    expect(headroom(deriveSeries(found("consistent-hashing")), "per-node")).toHaveLength(1);
+    const big = snapshot();
+    Object.assign(big.analysis.roles["cluster-scraper"]!, { strategy: "consistent-hashing", collectorsEligible: 1100 });
+    expect(value(deriveSeries(big), "allocation_lens_ta_ring_headroom", { ...c, role: "cluster-scraper" })).toBe(-39);
+  });
+
   it("omits monitors when they could not be read", () => {
     const s = snapshot();
     s.analysis.monitorCounts = null;
@@ -132,6 +147,8 @@ describe("DerivedMetrics exposition", () => {
     expect(text).toContain("# TYPE allocation_lens_ta_requests_total counter");
     expect(text).toContain('allocation_lens_ta_requests_total{cluster="prod-eu-1",role="per-node"} 7');
     expect(text).toContain('allocation_lens_info{version="1.2.3"} 1');
+    expect(text).toContain("# HELP allocation_lens_ta_ring_headroom 1061 minus the collectors in the TA's consistent-hashing ring");
+    expect(text).toContain('allocation_lens_ta_ring_headroom{cluster="prod-eu-1",role="per-node"} 1057');
     m.set([]);
     const after = await registry.metrics();
     expect(after).not.toContain("allocation_lens_targets{");

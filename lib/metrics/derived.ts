@@ -7,6 +7,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 import type { Ownership, Role } from "@/lib/model";
 import { TARGET_CLASSES } from "@/lib/model";
 import type { CollectorRow, RoleSummary } from "@/lib/analysis/types";
+import { taRings, type ConfiguredStrategy, type DiscoveredStrategy } from "@/lib/analysis/ring";
 
 export type MetricType = "gauge" | "counter";
 
@@ -27,6 +28,12 @@ export const DERIVED_METRICS = {
   collectors: spec("allocation_lens_collectors", "gauge", ["cluster", "role", "state"], "Agent pods known to Kubernetes by state (ready, not_ready, terminating, unscheduled)."),
   monitors: spec("allocation_lens_monitors", "gauge", ["cluster", "ownership"], "ServiceMonitors and PodMonitors by ownership (ok, double, orphaned, misrouted)."),
   nodesWithoutCollector: spec("allocation_lens_nodes_without_collector", "gauge", ["cluster"], "Nodes with targets but no per-node agent pod."),
+  ringHeadroom: spec(
+    "allocation_lens_ta_ring_headroom",
+    "gauge",
+    ["cluster", "role"],
+    "1061 minus the collectors in the TA's consistent-hashing ring, which holds at most 1061: negative, the TA cannot build its ring and crashes at every start. Only for TAs whose strategy builds the ring or may (per-node with an unknown fallback, an unknown strategy).",
+  ),
   sourceUp: spec("allocation_lens_source_up", "gauge", ["cluster", "source"], "1 when the source (a TA or a Kubernetes informer) succeeded at the last poll, 0 otherwise."),
   pollDuration: spec("allocation_lens_poll_duration_seconds", "gauge", ["cluster"], "Duration of the last poll of the cluster."),
   pollCpu: spec("allocation_lens_poll_cpu_seconds", "gauge", ["cluster"], "CPU time of the poll thread during the last poll (reading, validating and analysing)."),
@@ -75,11 +82,13 @@ export interface MetricsSnapshotLike {
   analysisLongestSliceMs?: number;
   sources: readonly { source: string; state: string }[];
   analysis: {
-    roles: Partial<Record<Role, Pick<RoleSummary, "classes" | "unassigned" | "localityRatio">>>;
-    collectors: readonly Pick<CollectorRow, "role" | "node" | "inKubernetes" | "eligible" | "reason">[];
+    roles: Partial<Record<Role, Pick<RoleSummary, "classes" | "unassigned" | "localityRatio" | "strategy" | "collectorsEligible">>>;
+    collectors: readonly Pick<CollectorRow, "role" | "node" | "inKubernetes" | "eligible" | "reason" | "inTa">[];
     monitorCounts: Record<Ownership, number> | null;
     nodesWithoutCollector: readonly string[];
   };
+  /** with discovered TAs: the strategy and fallback read from each TA's ConfigMap */
+  discovery?: { found: readonly DiscoveredStrategy[] } | null;
 }
 
 /** ready = eligible; terminating; unscheduled = no node; not_ready = the rest. */
@@ -95,8 +104,11 @@ export function sourceLabel(source: string, cluster: string): string {
   return source.startsWith(`${cluster}/`) ? source.slice(cluster.length + 1) : source;
 }
 
-/** Every series of one cluster's snapshot; `taRequests` is the poller's per-role request count since start. */
-export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<Role, number>> = {}): Series[] {
+/**
+ * Every series of one cluster's snapshot; `taRequests` is the poller's per-role request count since start, `strategies`
+ * what the cluster's TA entries state of their strategies (configuredStrategies()).
+ */
+export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<Role, number>> = {}, strategies: Partial<Record<Role, ConfiguredStrategy>> = {}): Series[] {
   const cluster = s.cluster;
   const out: Series[] = [];
   const push = (m: MetricSpec, labels: Record<string, string>, value: number) => out.push({ name: m.name, labels, value });
@@ -112,6 +124,9 @@ export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<
     for (const ownership of OWNERSHIPS) push(DERIVED_METRICS.monitors, { cluster, ownership }, s.analysis.monitorCounts[ownership]);
   }
   push(DERIVED_METRICS.nodesWithoutCollector, { cluster }, s.analysis.nodesWithoutCollector.length);
+  for (const ring of taRings({ analysis: s.analysis, configured: strategies, discovered: s.discovery?.found })) {
+    if (ring.uses !== "no") push(DERIVED_METRICS.ringHeadroom, { cluster, role: ring.role }, ring.headroom);
+  }
   for (const src of s.sources) push(DERIVED_METRICS.sourceUp, { cluster, source: sourceLabel(src.source, cluster) }, src.state === "ok" ? 1 : 0);
   push(DERIVED_METRICS.pollDuration, { cluster }, s.pollMs / 1000);
   if (s.pollCpuMs !== undefined) push(DERIVED_METRICS.pollCpu, { cluster }, s.pollCpuMs / 1000);

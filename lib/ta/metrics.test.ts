@@ -44,6 +44,15 @@ describe("parseTaMetrics", () => {
     expect(m.collectorsDiscovered).toBe(1);
   });
 
+  it("reads the strategy from the allocatable gauge when no collector has targets yet", () => {
+    const idle = `# TYPE cloudwatch_agent_allocator_collectors_allocatable gauge
+cloudwatch_agent_allocator_collectors_allocatable{strategy="consistent-hashing"} 3
+`;
+    expect(parseTaMetrics(idle, "cloudwatch").strategy).toBe("consistent-hashing");
+    expect(parseTaMetrics(upstream.replace('strategy="per-node",otel_scope_name="x"} 2', 'strategy="least-weighted",otel_scope_name="x"} 2'), "upstream").strategy).toBe("per-node");
+    expect(parseTaMetrics("# nothing here\n", "cloudwatch").strategy).toBeNull();
+  });
+
   it("reports unknown when the families it needs are absent", () => {
     const m = parseTaMetrics("# nothing here\n", "upstream");
     expect(m.unassignedLive).toBeNull();

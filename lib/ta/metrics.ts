@@ -72,6 +72,8 @@ export function parseTaMetrics(text: string, flavor: Flavor): TaMetrics {
     targetsPerCollector[name] = v;
     strategy ??= m.labels?.strategy ?? null;
   }
+  // the allocatable gauge carries the strategy too: the TA may export it while no per-collector series is there yet
+  for (const m of find(n.allocatable)?.metrics ?? []) strategy ??= m.labels?.strategy || null;
   const targetsByJob: Record<string, number> = {};
   for (const m of find(n.byJob)?.metrics ?? []) {
     const job = m.labels?.job_name;

@@ -4,6 +4,7 @@ import type { Analysis } from "@/lib/analysis/types";
 import { diagnose, type ChurnLike, type Check, type CheckStatus, type CollectorSelector } from "@/lib/analysis/diagnostics";
 import type { DiagnosticsView, DiscoveryView, SourceView } from "@/lib/api/schemas";
 import { freshness } from "@/lib/views/summary";
+import { configuredStrategies, type ConfiguredStrategy } from "@/lib/analysis/ring";
 
 /** `checks` are in the stable logical order of diagnose(); sortChecks() puts the worst first for display. */
 export type { DiagnosticsView } from "@/lib/api/schemas";
@@ -20,20 +21,21 @@ export interface DiagnosticsSnapshotLike {
 export interface DiagnosticsOptions {
   flavorByRole?: Partial<Record<Role, Flavor>>;
   selectors?: Partial<Record<Role, CollectorSelector>>;
+  strategies?: Partial<Record<Role, ConfiguredStrategy>>;
 }
 
-/** Flavors and collector selectors of a cluster's configuration (the shape of ClusterConfig["targetAllocators"]). */
-export function diagnosticsOptions(
-  targetAllocators: Partial<Record<Role, { flavor: Flavor; collectors: CollectorSelector } | undefined>>,
-): DiagnosticsOptions {
+type TaEntry = { flavor: Flavor; collectors: CollectorSelector } & ConfiguredStrategy;
+
+/** Flavors, collector selectors and stated strategies of a cluster's configuration (the shape of ClusterConfig["targetAllocators"]). */
+export function diagnosticsOptions(targetAllocators: Partial<Record<Role, TaEntry | undefined>>): DiagnosticsOptions {
   const flavorByRole: Partial<Record<Role, Flavor>> = {};
   const selectors: Partial<Record<Role, CollectorSelector>> = {};
-  for (const [role, ta] of Object.entries(targetAllocators) as [Role, { flavor: Flavor; collectors: CollectorSelector } | undefined][]) {
+  for (const [role, ta] of Object.entries(targetAllocators) as [Role, TaEntry | undefined][]) {
     if (!ta) continue;
     flavorByRole[role] = ta.flavor;
     selectors[role] = { namespace: ta.collectors.namespace, selector: ta.collectors.selector };
   }
-  return { flavorByRole, selectors };
+  return { flavorByRole, selectors, strategies: configuredStrategies(targetAllocators) };
 }
 
 export function toDiagnosticsView(s: DiagnosticsSnapshotLike, churn?: ChurnLike | null, options: DiagnosticsOptions = {}): DiagnosticsView {

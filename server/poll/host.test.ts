@@ -147,6 +147,8 @@ describe("PollHost", () => {
     const cluster = [...host.clusters.values()][0].config.name;
     expect(text).toContain(`allocation_lens_poll_duration_seconds{cluster="${cluster}"}`);
     expect(text).toMatch(/^allocation_lens_readiness_transitions_total\{cluster="[^"]+",role="per-node"\} \d+$/m);
+    // the demo's cluster-scraper TA runs consistent-hashing (its metrics say so): its ring has a headroom below 1061
+    expect(Number(/^allocation_lens_ta_ring_headroom\{cluster="[^"]+",role="cluster-scraper"\} (-?\d+)$/m.exec(text)?.[1])).toBeLessThan(1061);
     const used = Number(/^allocation_lens_poll_worker_heap_bytes\{kind="used"\} (\d+)$/m.exec(text)?.[1]);
     expect(used).toBeGreaterThan(1 << 20);
     expect(text).not.toMatch(/^nodejs_|^process_/m);

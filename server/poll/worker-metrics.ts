@@ -11,6 +11,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import pkg from "@/package.json";
 import { ROLES } from "@/lib/model";
 import { CHURN_METRICS, DerivedMetrics, deriveSeries, infoSeries, type Series } from "@/lib/metrics/derived";
+import { configuredStrategies } from "@/lib/analysis/ring";
 import type { ClusterPoller } from "@/server/poller";
 import type { ChurnCounters, CounterLike, PodCounterLike } from "@/server/history/attach";
 
@@ -77,7 +78,7 @@ export class WorkerMetrics {
         this.counters.targetReassignments.inc(labels, 0);
       }
       const snapshot = poller.latest;
-      if (snapshot) series.push(...deriveSeries(snapshot, poller.taRequests()));
+      if (snapshot) series.push(...deriveSeries(snapshot, poller.taRequests(), configuredStrategies(poller.config.targetAllocators)));
     }
     return series;
   }

@@ -7,6 +7,7 @@ import { ROLES } from "@/lib/model";
 import { recognisedScraperKeys, SCRAPER_ANNOTATIONS } from "@/lib/routing";
 import type { Analysis, RoleSummary } from "@/lib/analysis/types";
 import type { SourceView } from "@/lib/api/schemas";
+import type { ConfiguredStrategy, DiscoveredStrategy } from "@/lib/analysis/ring";
 
 /** A check's shape is the API's (lib/api/schemas.ts): `evidence` holds at most MAX_EVIDENCE items plus "and N more". */
 export type { Check, CheckStatus } from "@/lib/api/schemas";
@@ -39,8 +40,14 @@ export interface DiagnoseInput {
   selectors?: Partial<Record<Role, CollectorSelector>>;
   /** readiness churn, when the history store has it; null or absent: the flapping check is unknown */
   churn?: ChurnLike | null;
-  /** with discovered TAs: what discovery found and dropped (the `ta-discovery` check); absent or null otherwise */
-  discovery?: { found: readonly { role: Role; namespace: string; configMap: string }[]; dropped: readonly { object: string; reason: string }[]; problems: readonly string[] } | null;
+  /** with discovered TAs: what discovery found (with the strategy and fallback read from the ConfigMap) and dropped (the `ta-discovery` check); absent or null otherwise */
+  discovery?: {
+    found: readonly (Omit<DiscoveredStrategy, "role"> & { role: Role; namespace: string; configMap: string })[];
+    dropped: readonly { object: string; reason: string }[];
+    problems: readonly string[];
+  } | null;
+  /** what each TA's entry in the configuration states of its strategy and fallback (the `ta-ring-limit` check) */
+  strategies?: Partial<Record<Role, ConfiguredStrategy>>;
   nowMs: number;
 }
 
@@ -59,6 +66,7 @@ export const FLAP_FAIL = 10;
 export const CHECK_IDS = [
   "ta-reachable",
   "ta-ready",
+  "ta-ring-limit",
   "kube-reachable",
   "kube-rbac",
   "monitor-crds",

@@ -14,7 +14,7 @@
 {{- if and $ta.bearerToken $ta.bearerToken.secretName -}}
 {{- $_ := set $t "bearerTokenFile" (printf "%s/%s" (include "allocation-lens.secretDir" $ta.bearerToken.secretName) (default "token" $ta.bearerToken.key)) -}}
 {{- end -}}
-{{- range $k := list "timeoutSeconds" "concurrency" "pollTimeoutSeconds" "maxResponseBytes" "maxBytesPerPoll" "maxJobs" -}}
+{{- range $k := list "timeoutSeconds" "concurrency" "pollTimeoutSeconds" "maxResponseBytes" "maxBytesPerPoll" "maxJobs" "strategy" "fallbackStrategy" -}}
 {{- if hasKey $ta $k -}}{{- $_ := set $t $k (get $ta $k) -}}{{- end -}}
 {{- end -}}
 {{- $_ := set $tas $role $t -}}
