@@ -15,7 +15,7 @@ import { ROLES } from "@allocation-lens/allocation/model";
 import { targetNode } from "@allocation-lens/allocation/node";
 import { isEligible } from "@allocation-lens/allocation/eligibility";
 import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
-import { DEFAULT_SCRAPER_ANNOTATION } from "@allocation-lens/allocation/routing";
+import { DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION } from "@allocation-lens/allocation/routing";
 import { WorldBuilder, type World } from "./world/generate";
 import { Store, type KubeObject, type Resource } from "./store";
 import { startKubeApi, type KubeApiServer } from "./kube/server";
@@ -31,7 +31,7 @@ import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/t
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
 
 /** The routing annotation's key the CloudWatch fork's allocator at the pinned commit reads (the merged change renamed it). */
-export const FORK_SCRAPER_ANNOTATION = "cloudwatch.aws/scraper";
+export const FORK_SCRAPER_ANNOTATION = EARLIER_SCRAPER_ANNOTATION;
 
 export type { DemoInfo };
 

@@ -27,7 +27,7 @@ export interface FaultContext {
   /** partitions the open watches of `resource` that see `o` for `ms`, then ends them (kube/watch.ts ActiveWatch.stall) */
   stallWatches?(resource: "pods", o: KubeObject, ms: number): number;
   now(): number;
-  /** the roles whose TA is upstream's real allocator (`--ta real`), with a way to kill and restart its process */
+  /** the roles whose TA is a real allocator (`--ta real`: upstream's or the CloudWatch fork's), with a way to kill and restart its process */
   realTas?: Partial<Record<Role, { restart(downMs: number): Promise<void> }>>;
 }
 
@@ -57,7 +57,7 @@ export class FaultEngine {
   apply(fault: Fault): { fault: string; did: string } {
     const why = SIMULATED_ONLY[fault.fault];
     if (why && "role" in fault && this.ctx.realTas?.[fault.role]) {
-      throw new FaultError(`fault ${fault.fault} needs the simulated Target Allocator: ${why}; the ${fault.role} TA of this demo is upstream's real one (--ta real)`);
+      throw new FaultError(`fault ${fault.fault} needs the simulated Target Allocator: ${why}; the ${fault.role} TA of this demo is a real one (--ta real)`);
     }
     const did = this.run(fault);
     this.active.push(fault);
@@ -157,7 +157,7 @@ export class FaultEngine {
         const kinds: Resource[] = f.kind ? [f.kind === "PodMonitor" ? "podmonitors" : "servicemonitors"] : ["servicemonitors", "podmonitors"];
         const resource = kinds.find((r) => store.get(r, f.namespace, f.name));
         if (!resource) throw new FaultError(`no ServiceMonitor or PodMonitor ${f.namespace}/${f.name}`);
-        const key = this.allocator("per-node").options.annotationKey;
+        const key = f.key ?? this.allocator("per-node").options.annotationKey;
         store.update(resource, f.namespace, f.name, (m) => {
           const annotations = { ...(m.metadata.annotations ?? {}) };
           if (f.value === null) delete annotations[key];

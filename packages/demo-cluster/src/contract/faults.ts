@@ -24,6 +24,11 @@ export const faultSchema = z.discriminatedUnion(
         name: z.string().min(1, "expected the monitor's name"),
         value: z.string().nullable(),
         kind: z.enum(["ServiceMonitor", "PodMonitor"]).optional(),
+        // the annotation's key: by default the one the demo's TAs read; another spelling tests a key they ignore
+        key: z
+          .string()
+          .regex(/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/, "expected an annotation key (an optional DNS prefix and /, then a name)")
+          .optional(),
       })
       .strict(),
     z.object({ fault: z.literal("routing-off"), role }).strict(),
