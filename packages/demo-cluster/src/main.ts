@@ -66,7 +66,8 @@ async function main() {
   }
   const flavor = values.flavor ?? DEFAULT_DEMO.flavor;
   if (flavor !== "upstream" && flavor !== "cloudwatch") fail(`--flavor must be upstream or cloudwatch, got "${flavor}"`);
-  const tracking = values.tracking ?? DEFAULT_DEMO.tracking;
+  // the fork's real allocator tracks its collectors the legacy way: the simulated twin that runs beside it does the same
+  const tracking = values.tracking ?? (values.ta === "real" && flavor === "cloudwatch" ? "legacy" : DEFAULT_DEMO.tracking);
   if (tracking !== "ready-only" && tracking !== "legacy") fail(`--tracking must be ready-only or legacy, got "${tracking}"`);
   const scenario = (values.scenario ?? DEFAULT_DEMO.scenario) as ScenarioName;
   if (!SCENARIOS.includes(scenario)) fail(`--scenario must be one of ${SCENARIOS.join(", ")}, got "${scenario}"`);
