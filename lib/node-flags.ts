@@ -28,9 +28,9 @@ export const SERVING_SEMI_SPACE_MIB = 2;
  * `--single-threaded-gc`: each thread collects its own garbage. V8's helper threads belong to the process and run at the
  * default priority: without this flag the poll worker's marking and scavenges ran on them beside the serving thread
  * instead of at the worker's nice +10, and the serving thread's own collections were preempted by them. Measured at
- * 5,000 nodes (`npm run bench -- --scales 5000`, one run each, docs/STATUS.md): API p95 8 to 18 ms instead of 14 to 21,
- * and the serving thread's worst second of lag 26 to 37 ms in seven runs and 51 in one, instead of 31 to 59; the
- * worker's thread now counts its own collections in its CPU (POLL_WORKER_YOUNG_MIB in server/poll/host.ts).
+ * 5,000 nodes (`npm run bench -- --scales 5000`, one run each, 2026-12-03, docs/performance.md): API p95 8 to 18 ms
+ * instead of 14 to 21, and the serving thread's worst second of lag 26 to 37 ms in seven runs and 51 in one, instead of
+ * 31 to 59; the worker's thread now counts its own collections in its CPU (POLL_WORKER_YOUNG_MIB in server/poll/host.ts).
  */
 export const GC_THREADING_FLAG = "--single-threaded-gc";
 export const SERVING_NODE_FLAGS: readonly string[] = [`--max-semi-space-size=${SERVING_SEMI_SPACE_MIB}`, GC_THREADING_FLAG];

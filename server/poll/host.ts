@@ -48,9 +48,10 @@ type Question = ToWorker extends infer M ? (M extends { id: number } ? Omit<M, "
  * answers, the TAs' /metrics parsed, the scanner's pieces), nearly all of it short-lived; since each thread collects its
  * own garbage (`--single-threaded-gc`, lib/node-flags.ts), every young collection is the poll thread's own CPU. At 6 MiB
  * it ran about 130 young collections per poll (`--trace-gc`), at 16 fewer than half as many. Measured at 5,000 nodes
- * (`npm run bench -- --scales 5000`, one run each, docs/STATUS.md): poll CPU / JSON.parse 0.95 at 16 MiB against 1.02 to
- * 1.04 at 6 and 1.03 at 12; RSS after 10 polls 386 MiB against 369 to 393. (Before the answers were read into one reused
- * buffer, 16 MiB had cost 37 MiB of RSS: each young collection freed read buffers held outside the heap.)
+ * (`npm run bench -- --scales 5000`, one run each, 2026-12-03, docs/performance.md): poll CPU / JSON.parse 0.95 at
+ * 16 MiB against 1.02 to 1.04 at 6 and 1.03 at 12; RSS after 10 polls 386 MiB against 369 to 393. (Before the answers
+ * were read into one reused buffer, 16 MiB had cost 37 MiB of RSS: each young collection freed read buffers held
+ * outside the heap.)
  */
 export const POLL_WORKER_YOUNG_MIB = 16;
 
