@@ -13,9 +13,13 @@ import type { Role, StrategyName } from "@/lib/model";
 import { ROLES } from "@/lib/model";
 import type { CollectorRow, RoleSummary } from "@/lib/analysis/types";
 
-export const RING_PARTITIONS = 1061;
-export const RING_REPLICATION_FACTOR = 5;
-export const RING_LOAD = 1.1;
+import { LOAD, PARTITION_COUNT, REPLICATION_FACTOR, RING_PANIC } from "@allocation-lens/allocation/hashring";
+
+export { RING_PANIC };
+
+export const RING_PARTITIONS = PARTITION_COUNT;
+export const RING_REPLICATION_FACTOR = REPLICATION_FACTOR;
+export const RING_LOAD = LOAD;
 /** From this many collectors (90 % of the partitions, rounded up: 955) a ring is near its limit. */
 export const RING_WARN_FROM = Math.ceil(RING_PARTITIONS * 0.9);
 

@@ -4,12 +4,12 @@
  */
 import type { Role } from "@/lib/model";
 import { formatCount } from "@/lib/format";
-import { RING_PARTITIONS, RING_WARN_FROM, strategyText, taRings, type TaRing } from "@/lib/analysis/ring";
+import { RING_PANIC, RING_PARTITIONS, RING_WARN_FROM, strategyText, taRings, type TaRing } from "@/lib/analysis/ring";
 import type { Check, CheckStatus, Ctx } from "./context";
 import { mk, na, notYet, plural, worst } from "./util";
 
 const LIMIT = formatCount(RING_PARTITIONS);
-const CRASH = `cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped`;
+const CRASH = `cannot build its consistent-hashing ring: it panics ("${RING_PANIC}") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped`;
 const FIX =
   `Keep every ring at ${LIMIT} collectors or fewer. Allocate without a ring: per-node without a fallback (upstream's operator writes allocation_fallback_strategy only with its operator.targetallocator.fallbackstrategy feature gate; targets without a node then stay unassigned, so scrape those from a cluster-scraper agent), or least-weighted (no ring, and no node locality either). ` +
   "Or give each TA fewer collectors: split the agent into several, each with its own TA and collector selector (for example one DaemonSet per node pool).";

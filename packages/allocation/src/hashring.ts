@@ -7,11 +7,23 @@
  * - ring points that collide are ordered by member name, so the ring is independent of member order;
  * - the average load is at least 1: upstream's `floor(partitions / members) * load` is 0 with more than 1061 members
  *   and buraksezer panics ("not enough room"); here the first 1061 members found on the ring get one partition each.
+ *   A Target Allocator cannot build such a ring: `allocate` (strategies.ts) refuses it with RingCapacityError, as the
+ *   allocator's process dies, and the demo's TAs crash-loop on it; this class still builds it, for what the analysis asks.
  */
 
 export const PARTITION_COUNT = 1061;
 export const REPLICATION_FACTOR = 5;
 export const LOAD = 1.1;
+
+/** buraksezer/consistent's message when a ring has more members than partitions (distributeWithLoad's panic). */
+export const RING_PANIC = "not enough room to distribute partitions";
+
+/** A ring of more members than PARTITION_COUNT: a real allocator panics building it. */
+export class RingCapacityError extends Error {
+  constructor(readonly members: number) {
+    super(`${RING_PANIC}: a consistent-hashing ring of ${members} collectors (it holds at most ${PARTITION_COUNT})`);
+  }
+}
 
 const encoder = new TextEncoder();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Collector, Target } from "./model";
-import { HashRing } from "./hashring";
-import { allocate, expectedCollectorByNode, type AllocationOptions } from "./strategies";
+import type { Collector, StrategyName, Target } from "./model";
+import { HashRing, RingCapacityError } from "./hashring";
+import { allocate, buildsRing, expectedCollectorByNode, type AllocationOptions } from "./strategies";
 
 const t = (key: string, node: string | null, address = `${key}.addr:9100`): Target => ({
   key,
@@ -117,5 +117,27 @@ describe("no collectors", () => {
     expect([...r.assignment.values()]).toEqual([null, null]);
     const r2 = allocate({ targets, collectors: [] }, opts({}));
     expect([...r2.assignment.values()]).toEqual([null, null]);
+  });
+});
+
+describe("the ring's limit: a real allocator panics building a ring of more than 1,061 collectors", () => {
+  const collectors = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `agent-${String(i).padStart(5, "0")}`, node: `node-${i}` }));
+  const targets = [{ key: "k", job: "probe", address: "status.example.com:443", labels: { __address__: "status.example.com:443" } }];
+  const options = (strategy: StrategyName, fallback: "consistent-hashing" | null) => ({ strategy, fallback, flavor: "upstream" as const });
+
+  it("consistent-hashing and per-node with its fallback: 1,061 collectors allocate, 1,062 throw the allocators' panic", () => {
+    for (const o of [options("consistent-hashing", null), options("per-node", "consistent-hashing")]) {
+      expect(allocate({ targets, collectors: collectors(1061) }, o).assignment.get("k"), o.strategy).not.toBeUndefined();
+      expect(() => allocate({ targets, collectors: collectors(1062) }, o), o.strategy).toThrow(RingCapacityError);
+      expect(() => allocate({ targets: [], collectors: collectors(1062) }, o), `${o.strategy} without targets`).toThrow(/not enough room to distribute partitions/);
+    }
+  });
+
+  it("per-node without fallback and least-weighted build no ring: 1,062 collectors allocate", () => {
+    for (const o of [options("per-node", null), options("least-weighted", null)]) {
+      expect(() => allocate({ targets, collectors: collectors(1062) }, o), o.strategy).not.toThrow();
+    }
+    expect(buildsRing(options("per-node", null))).toBe(false);
+    expect(buildsRing(options("per-node", "consistent-hashing"))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * differences per flavor). Pure: the demo cluster's TAs call `allocate`; the analysis uses `expectedCollectorByNode`.
  */
 import type { Collector, Flavor, StrategyName, Target } from "./model";
-import { HashRing } from "./hashring";
+import { HashRing, PARTITION_COUNT, RingCapacityError } from "./hashring";
 import { targetNode } from "./node";
 
 export interface AllocationOptions {
@@ -43,11 +43,24 @@ export function expectedCollectorByNode(collectors: readonly Collector[]): Map<s
   return out;
 }
 
+/**
+ * Whether a TA running `options` builds a consistent-hashing ring over every collector it registers: consistent-hashing,
+ * and per-node with the consistent-hashing fallback (both allocators build the fallback's ring whenever the collectors
+ * change, used or not).
+ */
+export const buildsRing = (options: Pick<AllocationOptions, "strategy" | "fallback">): boolean =>
+  options.strategy === "consistent-hashing" || (options.strategy === "per-node" && options.fallback === "consistent-hashing");
+
+/**
+ * Throws RingCapacityError where the real allocators panic: a ring of more collectors than its partitions (docs/target-
+ * allocator.md, "The ring's limit").
+ */
 export function allocate(input: AllocationInput, options: AllocationOptions): AllocationResult {
   const { targets, previous } = input;
   const assignment = new Map<string, string | null>();
   const fallbackUsed = new Set<string>();
   const ids = [...new Set(input.collectors.map((c) => c.id))].sort(byId);
+  if (ids.length > PARTITION_COUNT && buildsRing(options)) throw new RingCapacityError(ids.length);
 
   if (ids.length === 0) {
     // cloudwatch keeps the existing mapping when the collector set drops to zero; upstream unassigns everything.

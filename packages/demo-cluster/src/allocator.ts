@@ -7,6 +7,7 @@ import type { Collector, Flavor, Role, StrategyName, Target, Tracking } from "@a
 import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
 import { collectorsOf, emptyTrackState, trackReduce, type TrackState } from "@allocation-lens/allocation/tracking";
 import { allocate } from "@allocation-lens/allocation/strategies";
+import { RingCapacityError } from "@allocation-lens/allocation/hashring";
 import { keepsMonitor } from "@allocation-lens/allocation/routing";
 import { discoverTargets, scrapeConfigsFor } from "./world/discovery";
 import { targetIdentity, type RelabelConfig } from "./world/relabel";
@@ -29,7 +30,22 @@ export interface AllocatorOptions {
   /** how often the allocator reconciles (collector-set changes are applied at most this often) */
   reconcileMs: number;
   graceMs: number;
+  /** told when the process crashes (its ring over capacity) and at each restart: the TA pod shows the crash loop */
+  onCrash?: (crash: Crash | null) => void;
+  /** the first back-off before a crashed process is started again (default 10 s, the kubelet's) */
+  restartBackoffMs?: number;
 }
+
+/** A crash-looping process: why it dies, since when, how many restarts so far, and the back-off before the next. */
+export interface Crash {
+  reason: string;
+  since: number;
+  restarts: number;
+  backoffMs: number;
+}
+
+/** The kubelet's back-off before restarting a crashed container: 10 s (`firstMs`), doubled at each crash, at most 5 minutes. */
+export const crashBackoffMs = (restarts: number, firstMs = 10_000): number => Math.min(300_000, firstMs * 2 ** Math.min(restarts, 5));
 
 /**
  * Upstream's collector watcher looks at its pods at most every 5 s, and only when a pod event (or its informer's resync,
@@ -71,6 +87,10 @@ export class DemoAllocator {
   private reloadTriggered = false;
   /** upstream: each target identity's target as first discovered */
   private firstSeen = new Map<string, Target>();
+  /** the process is crash-looping (its ring over capacity): no listener, restarted with the kubelet's back-off */
+  crashed: Crash | null = null;
+  private crashTimer: NodeJS.Timeout | undefined;
+  private restarting = false;
 
   constructor(
     private readonly store: Store,
@@ -124,6 +144,7 @@ export class DemoAllocator {
   }
 
   stop(): void {
+    clearTimeout(this.crashTimer);
     for (const t of this.watcherTimers) clearInterval(t);
     this.watcherTimers = [];
     clearInterval(this.timer);
@@ -221,7 +242,46 @@ export class DemoAllocator {
     return out;
   }
 
+  /**
+   * The process dies as a real allocator's does when it cannot build its ring (RingCapacityError): its listener is gone
+   * and it is restarted after the kubelet's back-off, with nothing kept; each restart builds the ring again and dies
+   * again while there are too many collectors.
+   */
+  private crash(reason: string): void {
+    const restarts = this.crashed ? this.crashed.restarts + 1 : 0;
+    const backoffMs = crashBackoffMs(restarts, this.options.restartBackoffMs);
+    this.crashed = { reason, since: this.crashed?.since ?? this.now(), restarts, backoffMs };
+    const o = this.options;
+    this.state = buildTaState({ role: o.role, flavor: o.flavor, strategy: o.strategy, ready: false, collectors: [], jobs: new Map(), scrapeConfigs: {}, previous: emptyMetricState() });
+    this.assignment = new Map();
+    this.collectorsKey = "";
+    this.options.onCrash?.(this.crashed);
+    clearTimeout(this.crashTimer);
+    this.crashTimer = setTimeout(() => this.restartAfterCrash(), backoffMs);
+    this.crashTimer.unref?.();
+  }
+
+  /** The kubelet starts the container again: a fresh process that reconciles at once, and dies again or runs. */
+  private restartAfterCrash(): void {
+    const crashed = this.crashed;
+    this.restart();
+    this.crashed = crashed;
+    this.restarting = true;
+    try {
+      this.reconcile();
+    } finally {
+      this.restarting = false;
+    }
+    if (this.crashed === crashed) {
+      // it came up and did not die: the ring fits again
+      this.crashed = null;
+      this.options.onCrash?.(null);
+    }
+  }
+
   reconcile(): void {
+    // a crashed process does nothing until the kubelet starts it again
+    if (this.crashed && !this.restarting) return;
     const o = this.options;
     if (this.upstreamWatcher && !this.watched) this.watched = this.currentCollectors();
     const collectors = this.upstreamWatcher ? this.watched! : this.currentCollectors();
@@ -255,7 +315,13 @@ export class DemoAllocator {
     }
     const previous = new Map<string, string>();
     for (const [k, v] of this.assignment) if (v) previous.set(k, v);
-    const result = allocate({ targets: this.allTargets(), collectors, previous }, { strategy: o.strategy, flavor: o.flavor, fallback: o.fallback });
+    let result: ReturnType<typeof allocate>;
+    try {
+      result = allocate({ targets: this.allTargets(), collectors, previous }, { strategy: o.strategy, flavor: o.flavor, fallback: o.fallback });
+    } catch (e) {
+      if (!(e instanceof RingCapacityError)) throw e;
+      return this.crash(e.message);
+    }
     this.assignment = result.assignment;
     this.collectorsKey = key;
     const jobs = new Map<string, TaJobState>();

@@ -62,6 +62,8 @@ export interface DemoOptions {
   graceSeconds?: number;
   /** upstream flavor: serve the TA over HTTPS with a required client certificate (its `https` block) */
   https?: boolean;
+  /** the first back-off before a crash-looping simulated TA is started again (default 10 s, the kubelet's) */
+  restartBackoffMs?: number;
 }
 
 export interface DemoCluster {
@@ -147,6 +149,9 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       staticJobs: world.staticJobs[role],
       reconcileMs: o.reconcileMs ?? (o.flavor === "upstream" ? 5000 : 1000),
       graceMs: graceSeconds * 1000,
+      // the simulated TA's process crash-loops like a real one: its pod shows it (not for a real TA, which has its own)
+      onCrash: real ? undefined : (crash) => taPods.showCrash(role, crash),
+      restartBackoffMs: o.restartBackoffMs,
     });
   }
 
@@ -198,7 +203,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
         // for port-forward and the service proxy
         taPods.setBackend(role, { host: bare(ta.readUrl), port: Number(new URL(ta.readUrl).port), tls: ta.readUrl.startsWith("https:") });
       } else {
-        const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
+        const server = await startTaServer({ getState: () => a.state, getFaults: () => a.faults, isDown: () => a.crashed !== null, flavor: o.flavor, host: o.host, port: o.ports?.[role] ?? 0, tls });
         taServers[role] = server;
         url = server.url;
         taPods.setBackend(role, { host: bare(server.url), port: Number(new URL(server.url).port), tls: !!tls });

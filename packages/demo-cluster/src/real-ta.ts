@@ -199,6 +199,18 @@ export class RealTa {
     return this.child?.pid;
   }
 
+  /** Waits (bounded) for the process to exit: its exit code or signal, or undefined while it still runs. */
+  async exited(timeoutMs: number): Promise<string | undefined> {
+    const child = this.child;
+    if (!child) return "never started";
+    if (child.exitCode !== null || child.signalCode !== null) return String(child.signalCode ?? child.exitCode);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => (child.off("exit", onExit), resolve(undefined)), timeoutMs);
+      const onExit = (code: number | null, signal: string | null) => (clearTimeout(timer), resolve(String(signal ?? code)));
+      child.once("exit", onExit);
+    });
+  }
+
   /** The command line: upstream's flags, or the fork's as its operator's container runs it (HTTPS from flags). */
   private args(configFile: string): string[] {
     const o = this.options;

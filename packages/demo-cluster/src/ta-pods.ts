@@ -2,11 +2,14 @@
  * The demo's Target Allocator pods: one per role, in the store as the operator's Deployment would keep it, and which
  * loopback server stands behind each (pod, containerPort) for the Kubernetes API's port-forward and service proxy. A
  * pod can be replaced (the `ta-pod-replaced` fault, or its node removed): the old one is DELETED, a new name is ADDED
- * Running and Ready, and the TA server behind it keeps running.
+ * Running and Ready, and the TA server behind it keeps running. A simulated TA that crash-loops (its ring over capacity)
+ * shows it on its pod (`showCrash`).
  */
 import type { Flavor, Role } from "@allocation-lens/allocation/model";
 import type { KubeObject, Store } from "./store";
 import { taNames, taPod } from "./world/target-allocators";
+import { crash as crashPod, markReady } from "./pod-state";
+import type { Crash } from "./allocator";
 
 export interface Backend {
   host: string;
@@ -67,6 +70,26 @@ export class TaPods {
       timer.unref();
     }
     return { old, replacement: pod.metadata.name };
+  }
+
+  /**
+   * The role's TA container crashed (`crash`: how many restarts so far, the back-off) or runs again (`null`): its pod
+   * shows CrashLoopBackOff, not Ready, the restart count and the last termination, or Ready again.
+   */
+  showCrash(role: Role, crash: Crash | null): void {
+    const name = this.current[role];
+    const n = taNames(this.flavor, role);
+    if (!name || !this.store.get("pods", n.namespace, name)) return;
+    const now = this.now();
+    this.store.update("pods", n.namespace, name, (p) => {
+      if (!crash) return markReady(p, now);
+      const statuses = ((p.status?.containerStatuses as { restartCount?: number }[] | undefined) ?? []).map((c) => ({ ...c, restartCount: crash.restarts }));
+      const crashed = crashPod({ ...p, status: { ...p.status, containerStatuses: statuses } }, now);
+      for (const c of (crashed.status?.containerStatuses as { state?: { waiting?: { message?: string } } }[] | undefined) ?? []) {
+        if (c.state?.waiting) c.state.waiting.message = `back-off ${Math.round(crash.backoffMs / 1000)}s restarting failed container=ta-container pod=${name}: panic: ${crash.reason}`;
+      }
+      return crashed;
+    });
   }
 
   /** Replaces every TA pod scheduled on `node` (before the node goes away). */

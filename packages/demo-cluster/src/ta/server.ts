@@ -51,6 +51,8 @@ export interface StartTaServerOptions {
   port?: number;
   /** required for cloudwatch */
   tls?: TaTls;
+  /** the process is down (crash-looping): every connection is refused, as if nothing listened */
+  isDown?: () => boolean;
 }
 
 const LOG_LIMIT = 1000;
@@ -64,7 +66,7 @@ export async function startTaServer(opts: StartTaServerOptions): Promise<TaServe
   const { flavor } = opts;
   if (flavor === "cloudwatch" && !opts.tls) throw new Error("the cloudwatch TA serves HTTPS only: tls is required");
   const host = opts.host ?? "127.0.0.1";
-  const outage = () => (opts.getFaults().outageUntil ?? 0) > Date.now();
+  const outage = () => (opts.getFaults().outageUntil ?? 0) > Date.now() || (opts.isDown?.() ?? false);
 
   let served = 0;
   const log: { path: string; at: number }[] = [];
