@@ -249,6 +249,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           flavor: o.flavor,
           ...(t.ca ? { tls: { ca: t.ca, cert: t.cert, key: t.key } } : {}),
           timeoutSeconds: 5,
+          // what the TA runs, as an operator states it: the dashboard reads it when the TA cannot say (its ring's limit)
+          ...(role === "per-node" ? { strategy: perNodeStrategy, ...(perNodeStrategy === "per-node" ? { fallbackStrategy: perNodeFallback ?? "none" } : {}) } : { strategy: "consistent-hashing" }),
           collectors: { namespace: world.namespace, selector: world.agents[role].selector },
         },
       ];

@@ -12,7 +12,7 @@ import { containersOf, podNodeName, type KubeObject } from "./kube";
 import { PodIndex } from "./pod-index";
 import { monitorEndpoints, monitorJobName, monitorMatchLabels, monitorNamespaces, monitorScrapeConfig, type EndpointSpec } from "./scrape-configs";
 import type { StaticJob } from "./static-jobs";
-import { keyWithPermutation, targetKey } from "./target-key";
+import { keyOrder, keyWithOrder, keyWithPermutation, targetKey, type KeyOrder } from "./target-key";
 import { endpointsFor } from "./endpoints";
 import { endpointsRoleTargets, podRoleTargets } from "./raw-discovery";
 
@@ -82,11 +82,11 @@ const byNamespace = (objects: readonly KubeObject[]): Map<string, KubeObject[]> 
  */
 function discoverUnfiltered(input: DiscoveryInput, jobs: Map<string, Target[]>): void {
   const services = input.services ?? [];
-  const endpoints = input.endpoints ?? services.flatMap((svc) => endpointsFor(svc, input.pods) ?? []);
+  const podsByNs = byNamespace(input.pods);
+  const endpoints = input.endpoints ?? services.flatMap((svc) => endpointsFor(svc, podsByNs.get(svc.metadata.namespace ?? "default") ?? []) ?? []);
   const key = (o: KubeObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
   const serviceMap = new Map(services.map((s) => [key(s), s]));
   const podMap = new Map(input.pods.map((p) => [key(p), p]));
-  const podsByNs = byNamespace(input.pods);
   const epsByNs = byNamespace(endpoints);
   const cache = new Map<string, Labels[]>();
   const inNamespace = (role: "endpoints" | "pod", ns: string): Labels[] => {
@@ -98,6 +98,15 @@ function discoverUnfiltered(input: DiscoveryInput, jobs: Map<string, Target[]>):
     return labels;
   };
   const allNamespaces = [...new Set([...podsByNs.keys(), ...epsByNs.keys()])].sort();
+  // the key order of each label-name set (targets of one kind share one): sorting and hashing names once per set
+  const orders = new Map<string, KeyOrder>();
+  const orderOf = (labels: Labels): KeyOrder => {
+    const names = Object.keys(labels);
+    const id = names.join("\u0000");
+    let order = orders.get(id);
+    if (!order) orders.set(id, (order = keyOrder(names)));
+    return order;
+  };
   for (const m of keptMonitors(input)) {
     const ns = m.metadata.namespace ?? "default";
     const role = m.kind === "ServiceMonitor" ? "endpoints" : "pod";
@@ -105,11 +114,11 @@ function discoverUnfiltered(input: DiscoveryInput, jobs: Map<string, Target[]>):
     const found = (selected === "any" ? allNamespaces : selected).flatMap((n) => inNamespace(role, n));
     monitorEndpoints(m).forEach((_, i) => {
       const job = monitorJobName(m.kind, ns, m.metadata.name, i);
-      // one target per distinct (address, labels), as the fork keys them
+      // one target per distinct (address, labels), as the fork keys them; jobs of one namespace share the label objects
       const targets = new Map<string, Target>();
       for (const labels of found) {
-        const t = makeTarget(job, { ...labels });
-        targets.set(t.key, t);
+        const key = keyWithOrder(job, labels, orderOf(labels));
+        targets.set(key, { key, job, address: labels.__address__, labels });
       }
       if (targets.size) jobs.set(job, [...targets.values()]);
     });

@@ -41,8 +41,19 @@ function podReady(pod: KubeObject): string {
   return c ? c.status.toLowerCase() : "unknown";
 }
 
-/** What both roles take from a pod (Prometheus's podLabels). */
+/** rawPodLabels per pod object: a pod's labels are the same in every target of a discovery pass (objects are not changed in place). */
+const podLabelsCache = new WeakMap<KubeObject, Labels>();
+
+/** What both roles take from a pod (Prometheus's podLabels); the same object for the same pod object (do not change it). */
 export function rawPodLabels(pod: KubeObject): Labels {
+  const cached = podLabelsCache.get(pod);
+  if (cached) return cached;
+  const labels = podLabelsOf(pod);
+  podLabelsCache.set(pod, labels);
+  return labels;
+}
+
+function podLabelsOf(pod: KubeObject): Labels {
   const labels: Labels = {
     __meta_kubernetes_pod_ip: podIP(pod),
     __meta_kubernetes_pod_ready: podReady(pod),
@@ -80,8 +91,7 @@ const merge = (a: Labels, b: Labels): Labels => Object.assign({}, a, b);
 export function podRoleTargets(pod: KubeObject): Labels[] {
   const ip = podIP(pod);
   if (!ip) return [];
-  const group = rawPodLabels(pod);
-  group.__meta_kubernetes_namespace = pod.metadata.namespace ?? "default";
+  const group = { ...rawPodLabels(pod), __meta_kubernetes_namespace: pod.metadata.namespace ?? "default" };
   const out: Labels[] = [];
   for (const { c, init } of allContainers(pod)) {
     const id = containerId(pod, c.name, init);

@@ -98,10 +98,13 @@ export function appWorkloads(rng: Rng, nodes: number): WorkloadPlan[] {
   const total = weights.reduce((a, b) => a + b, 0);
   const pods = nodes * APP_PODS_PER_NODE;
   return weights.map((w, i) => {
-    const namespace = NAMESPACES[i % NAMESPACES.length];
+    // one namespace per service, named after its team: a TA that does not filter its targets by the jobs' relabel rules
+    // (the CloudWatch fork's default) gives each monitor's job every target of its namespace
+    const team = NAMESPACES[i % NAMESPACES.length];
     let name = `${rng.pick(NOUNS)}-${rng.pick(PARTS)}`;
-    for (let k = 2; taken.has(`${namespace}/${name}`); k++) name = `${name.replace(/-\d+$/, "")}-${k}`;
-    taken.add(`${namespace}/${name}`);
+    for (let k = 2; taken.has(`${team}/${name}`); k++) name = `${name.replace(/-\d+$/, "")}-${k}`;
+    taken.add(`${team}/${name}`);
+    const namespace = `${team}-${name}`;
     const podMonitor = i % 8 === 5;
     const twoEndpoints = !podMonitor && i % 10 === 3;
     const interval = rng.pick(INTERVALS);
@@ -111,14 +114,14 @@ export function appWorkloads(rng: Rng, nodes: number): WorkloadPlan[] {
       ports.push(port("admin", 9901));
       endpoints.push({ port: "admin", path: "/admin/metrics", interval: "60s" });
     }
-    const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": namespace };
+    const labels = { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": team };
     return {
       namespace,
       name,
       kind: "Deployment",
       replicas: Math.max(1, Math.round((pods * w) / total)),
       labels,
-      containers: [{ name: "app", image: `registry.example.com/${namespace}/${name}:1.${rng.int(40)}.${rng.int(10)}`, ports }],
+      containers: [{ name: "app", image: `registry.example.com/${team}/${name}:1.${rng.int(40)}.${rng.int(10)}`, ports }],
       monitor: {
         kind: podMonitor ? "PodMonitor" : "ServiceMonitor",
         namespace,
