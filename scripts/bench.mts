@@ -26,6 +26,7 @@ import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
 import { GC_THREADING_FLAG } from "@/lib/node-flags";
+import { RING_PARTITIONS } from "@/lib/analysis/ring";
 import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
 
 const USAGE = `usage: npm run bench -- [options]
@@ -39,6 +40,9 @@ const USAGE = `usage: npm run bench -- [options]
                           but Node refuses them as a worker's own: the poll worker is started without repeating them
   --keep-answers DIR      keep the yardstick's answers (answers.bin, answers.json) in DIR, for
                           scripts/bench-scan.mts --answers DIR (the scanner against JSON.parse on those very bytes)
+  --fallback F            the per-node TA's fallback: none (default: a real allocator cannot build the
+                          consistent-hashing fallback's ring over more than 1,061 collectors) or consistent-hashing
+                          (only with scales of at most 1,061 nodes)
   --soak S                at the largest scale, then keep polling for S seconds with churn every 90 s (rollouts, a
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
   --help                  this text
@@ -74,6 +78,7 @@ const values = parseCommandLine(
     "server-node-args": { type: "string" },
     soak: { type: "string" },
     "keep-answers": { type: "string" },
+    fallback: { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
@@ -83,6 +88,22 @@ if (SCALES.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) {
   console.error(`--scales: integers from 1 to 5000, got "${values.scales ?? values.nodes}"\n${USAGE}`);
   process.exit(2);
 }
+const usageError = (message: string): never => {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+};
+/**
+ * The per-node TA's strategy in every scale: per-node without fallback unless asked. With the consistent-hashing fallback
+ * the TA builds a ring over every collector, and a real allocator's ring holds at most 1,061 (it crash-loops above:
+ * docs/target-allocator.md, "The ring's limit"), as the demo's simulated TA now does too.
+ */
+const FALLBACK = values.fallback ?? "none";
+if (FALLBACK !== "none" && FALLBACK !== "consistent-hashing") usageError(`--fallback must be none or consistent-hashing, got "${FALLBACK}"`);
+if (FALLBACK === "consistent-hashing" && SCALES.some((n) => n > RING_PARTITIONS)) {
+  usageError(`--fallback consistent-hashing needs every scale at most ${RING_PARTITIONS} nodes: a consistent-hashing ring holds at most ${RING_PARTITIONS} collectors (got ${SCALES.join(",")})`);
+}
+const STRATEGY_LABEL = FALLBACK === "none" ? "per-node without fallback" : "per-node with the consistent-hashing fallback (at most 1,061 collectors)";
+
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 10);
 const SOAK_S = Number(values.soak ?? 0);
@@ -294,7 +315,7 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   const where = path.join(dir, String(nodes));
   fs.mkdirSync(where, { recursive: true });
   log(`${nodes} nodes: starting the demo cluster...`);
-  const demo = await startDemo(["--nodes", String(nodes), "--poll-interval", String(INTERVAL), "--dir", where]);
+  const demo = await startDemo(["--nodes", String(nodes), "--poll-interval", String(INTERVAL), "--dir", where, "--strategy", "per-node", "--fallback", FALLBACK]);
   const { info } = demo;
 
   log(`${nodes} nodes: the yardstick (one poll's answers, JSON.parse in a child process, no dashboard running)...`);
@@ -433,6 +454,7 @@ function judge(scales: ScaleResult[]) {
 
 async function main() {
   buildIfMissing(log);
+  log(`the per-node TA runs ${STRATEGY_LABEL} at every scale`);
   const scales: ScaleResult[] = [];
   for (const nodes of SCALES) {
     const largest = nodes === SCALES.at(-1);
@@ -456,6 +478,7 @@ async function main() {
 
   console.log(`\nAt ${top.nodes} nodes`);
   const info: [string, string][] = [
+    ["per-node TA", STRATEGY_LABEL],
     ["bytes fetched per poll", `${(top.bytesPerPoll / 1e6).toFixed(0)} MB (yardstick: ${(top.yardstick.bytes / 1e6).toFixed(0)} MB in ${top.yardstick.answers} answers)`],
     ["poll + analysis wall (p50)", ms(top.pollWallMsP50)],
     ["poll + analysis CPU (p50)", `${ms(top.pollCpuMsP50)} (each: ${top.pollCpuMs.join(", ")} ms${top.pollsReadingNothing ? `; ${top.pollsReadingNothing} read nothing, left out` : ""})`],
@@ -481,6 +504,7 @@ async function main() {
   console.log("\nTargets");
   for (const v of verdicts) console.log(`${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  ${v.name.padEnd(40)} ${v.shown.padEnd(36)} ${v.target}`);
   const result = {
+    perNodeStrategy: { strategy: "per-node", fallback: FALLBACK },
     scales,
     targets: verdicts.map(({ name, value, limit, target, pass }) => ({ name, value, limit, target, pass })),
     pass: verdicts.every((v) => v.pass !== false),
