@@ -531,6 +531,15 @@ describe("diagnose: monitors and jobs", () => {
     expect(c.evidence[0]).toContain("routed to cluster-scraper (not configured here), held by no TA");
   });
 
+  it("monitors-orphaned does not judge monitors routed to a TA that has never been read", () => {
+    const w = world();
+    w.monitors!.push(monitor("app", "orphaned", { expectedRole: "per-node" }));
+    expect(status(w, "monitors-orphaned")).toBe("fail");
+    const c = get(run(w, { sources: sourcesWith("ta/per-node", { state: "error", lastSuccess: null }) }), "monitors-orphaned");
+    expect(c.status).toBe("pass");
+    expect(c.summary).toContain("1 monitor routed to a TA that has never been read is not judged");
+  });
+
   it("monitors of a kind whose CRD is gone are not judged (stale informer cache)", () => {
     const w = world();
     w.monitors!.push(monitor("gone", "orphaned", { kind: "PodMonitor" }));

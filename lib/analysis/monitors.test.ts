@@ -62,7 +62,13 @@ describe("analyzeMonitors: the scraper-annotation keys", () => {
     expect(run(both, OLD_KEY, OLD_KEY).row("split")).toMatchObject({ expectedRole: "cluster-scraper", ownership: "ok" });
   });
 
-  it("with a single TA read, that TA is every monitor's expected owner, whatever the keys say", () => {
+  it("two TAs configured, one never read: monitors keep their routed owner (not the one TA that answers)", () => {
+    const r = monitorRows(world(), { "per-node": null, "cluster-scraper": NEW_KEY });
+    expect(r.row("plain")).toMatchObject({ expectedRole: "per-node", holders: [], ownership: "orphaned" });
+    expect(r.row("new-cs")).toMatchObject({ expectedRole: "cluster-scraper", holders: ["cluster-scraper"], ownership: "ok" });
+  });
+
+  it("with a single TA configured, that TA is every monitor's expected owner, whatever the keys say", () => {
     const r = run([...world(), mon("split", { [NEW_KEY]: "per-node", [OLD_KEY]: "cluster-scraper" })], NEW_KEY, null, ["per-node"]);
     expect(r.rows.map((m) => m.expectedRole)).toEqual(Array(5).fill("per-node"));
   });

@@ -42,14 +42,15 @@ export function analyzeMonitors(input: AnalysisInput): { rows: MonitorRow[]; cou
       e.targets[role] = (e.targets[role] ?? 0) + assignment.targets.length;
     }
   }
-  const present = ROLES.filter((r) => input.roles[r]?.ta);
+  // the roles configured for this cluster (a TA not read yet, or down since the start, is still one of them)
+  const present = ROLES.filter((r) => input.roles[r]);
   const keys = recognisedScraperKeys(input.scraperAnnotation);
   const counts: Record<Ownership, number> = { ok: 0, double: 0, orphaned: 0, misrouted: 0 };
   const rows = input.monitors.map((m): MonitorRow => {
     const e = holders.get(monitorKey(m.kind, m.namespace, m.name));
     const held = ROLES.filter((r) => e?.roles.has(r));
     const route = expectedRoute(m.annotations, keys);
-    // With a single TA (no routing), that TA is the expected owner of everything.
+    // With a single TA configured (no routing), that TA is the expected owner of everything.
     const expectedRole: Role | null = present.length === 1 ? present[0] : route.role;
     let ownership: Ownership;
     if (held.length === 0) ownership = "orphaned";

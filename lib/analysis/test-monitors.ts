@@ -19,14 +19,15 @@ function ta(monitors: readonly MonitorRef[], keep: (m: MonitorRef) => boolean): 
  * analyzeMonitors over TAs that read `taKeys[role]` (the roles given are the TAs read); `configured` is the dashboard's
  * scraperAnnotation (null: both spellings).
  */
-export function monitorRows(monitors: readonly MonitorRef[], taKeys: Partial<Record<Role, string>>, configured: string | null = null) {
+export function monitorRows(monitors: readonly MonitorRef[], taKeys: Partial<Record<Role, string | null>>, configured: string | null = null) {
   const input: AnalysisInput = {
     cluster: "c1",
     nowMs: 0,
     scraperAnnotation: configured,
     nodes: [],
     monitors,
-    roles: Object.fromEntries(Object.entries(taKeys).map(([r, key]) => [r, { flavor: "cloudwatch", pods: [], ta: ta(monitors, (m) => keepsMonitor(r as Role, m, key)) }])),
+    // a role whose key is null is configured but its TA was never read
+    roles: Object.fromEntries(Object.entries(taKeys).map(([r, key]) => [r, { flavor: "cloudwatch", pods: [], ta: key === null ? null : ta(monitors, (m) => keepsMonitor(r as Role, m, key!)) }])),
   };
   const out = analyzeMonitors(input)!;
   return { ...out, row: (name: string): MonitorRow => out.rows.find((m) => m.name === name)! };

@@ -56,7 +56,10 @@ export function monitorCheck(c: Ctx, ownership: "double" | "orphaned" | "misrout
   if (!c.a.monitors || !c.a.monitorCounts)
     return notYet(base, "Monitors could not be read (CRDs missing or not listed yet).", "See ServiceMonitor and PodMonitor CRDs installed.");
   const gone = goneKinds(c);
-  const rows = c.a.monitors.filter((m) => m.ownership === ownership && !gone.has(m.kind));
+  // A TA never read holds nothing that the dashboard knows of: the monitors routed to it are not judged orphaned.
+  const neverRead = new Set(c.sources.filter((x) => x.p.kind === "ta" && x.s.state === "error" && x.s.lastSuccess === null).map((x) => (x.p.kind === "ta" ? x.p.role : null)));
+  const unjudged = ownership === "orphaned" ? c.a.monitors.filter((m) => m.ownership === "orphaned" && m.expectedRole !== null && neverRead.has(m.expectedRole)) : [];
+  const rows = c.a.monitors.filter((m) => m.ownership === ownership && !gone.has(m.kind) && !unjudged.includes(m));
   // Annotated for a role whose TA this dashboard does not read: another agent may well scrape it.
   const elsewhere = (m: MonitorRow) => ownership === "orphaned" && annotatedForClusterScraper(m) && !c.a.roles["cluster-scraper"];
   const status: CheckStatus = rows.some((m) => !elsewhere(m)) ? "fail" : rows.length ? "warn" : "pass";
@@ -69,7 +72,8 @@ export function monitorCheck(c: Ctx, ownership: "double" | "orphaned" | "misrout
         ? `${plural(rows.length, "monitor")} annotated for the cluster-scraper ${rows.length === 1 ? "is" : "are"} in no TA this dashboard reads: add the cluster-scraper's TA to the configuration to know whether it scrapes ${rows.length === 1 ? "it" : "them"}.`
         : rows.length
           ? `${plural(rows.length, "monitor")} ${meta.bad}.` : `No monitor of ${c.a.monitors.length - ignored} is ${ownership}.`) +
-      (ignored ? ` ${plural(ignored, "cached monitor")} of a kind whose CRD is not installed ${ignored === 1 ? "is" : "are"} ignored.` : ""),
+      (ignored ? ` ${plural(ignored, "cached monitor")} of a kind whose CRD is not installed ${ignored === 1 ? "is" : "are"} ignored.` : "") +
+      (unjudged.length ? ` ${plural(unjudged.length, "monitor")} routed to a TA that has never been read ${unjudged.length === 1 ? "is" : "are"} not judged.` : ""),
     evidence: rows.map((m) => {
       const held = m.holders.length ? `held by ${m.holders.join(" and ")}` : "held by no TA";
       const routed = elsewhere(m)
