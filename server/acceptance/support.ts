@@ -12,6 +12,7 @@ import YAML from "yaml";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { expect } from "vitest";
 import type { Role, TargetClass } from "@/lib/model";
+import * as api from "@/lib/api/schemas";
 import { startDemoCluster, type DemoCluster, type DemoOptions } from "@allocation-lens/demo-cluster/internal/cluster";
 import type { Runtime } from "@/server/runtime";
 import type { Snapshot } from "@/lib/snapshot";
@@ -304,4 +305,31 @@ export function nodeWithTargets(t: Truth, i: number): { node: string; pod: strin
   const node = nodes[i % nodes.length];
   const pod = t.collectors.find((c) => c.role === "per-node" && c.node === node && c.eligible)!.id;
   return { node, pod, targets: t.targets.filter((x) => x.role === "per-node" && x.node === node) };
+}
+
+/**
+ * The per-node TA killed (`ta-killed`, `downSeconds` 5) and started again: within two polls its source is stale with a
+ * network error, the last good data still shown (the summary's targets and classes as `before`); then within two polls
+ * of the moment `answers()` first holds (the allocator answering again) the source is ok again.
+ */
+export async function killedThenRecovered(lens: Lens, answers: () => Promise<boolean>): Promise<void> {
+  const before = await summary(lens);
+  const source = `${lens.cluster}/ta/per-node`;
+  const at = Date.now();
+  await inject(lens, { fault: "ta-killed", role: "per-node", downSeconds: 5 });
+  const s = await withinTwoPolls(lens, "the per-node TA source stale", at, async () => {
+    const s = api.summaryViewSchema.parse((await lens.get("/api/v1/summary")).body);
+    return s.sources.find((x) => x.source === source)?.state === "stale" && s;
+  });
+  const src = s.sources.find((x) => x.source === source)!;
+  expect(src.error).toMatchObject({ kind: "network" });
+  expect(src.error!.message.length).toBeGreaterThan(0);
+  expect(s.roles["per-node"]!.targets).toBe(before.roles["per-node"]!.targets);
+  expect(s.roles["per-node"]!.classes).toEqual(before.roles["per-node"]!.classes);
+  const page = api.targetsPageSchema.parse((await lens.get("/api/v1/targets?limit=1")).body);
+  // every role's targets: the TAs that still answer and the last good data of the one that does not
+  expect(page.total).toBe(Object.values(before.roles).reduce((n, r) => n + r!.targets, 0));
+  expect(page.stale.map((x) => x.source)).toContain(source);
+  const back = await waitFor("the restarted allocator to answer", async () => (await answers().catch(() => false)) && Date.now(), { timeoutMs: 60_000, intervalMs: 100 });
+  await withinTwoPolls(lens, "the per-node TA source ok again", back, async () => (await summary(lens)).sources.find((x) => x.source === source)?.state === "ok");
 }

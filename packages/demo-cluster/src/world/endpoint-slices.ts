@@ -15,7 +15,7 @@ export const ZONE_LABEL = "topology.kubernetes.io/zone";
 
 export const endpointSliceName = (namespace: string, service: string): string => `${service}-${hashHex(namespace, service).slice(0, 5)}`;
 
-interface ServicePort {
+export interface ServicePort {
   name?: string;
   port: number;
   protocol?: string;
@@ -43,7 +43,7 @@ function endpointPod(pod: KubeObject): boolean {
 }
 
 /** The container port number a Service port targets on `pod` (by name or number); undefined when the pod has none. */
-function resolvePort(pod: KubeObject, p: ServicePort): number | undefined {
+export function resolvePort(pod: KubeObject, p: ServicePort): number | undefined {
   const target = p.targetPort ?? p.port;
   if (typeof target === "number") return target;
   if (/^\d+$/.test(target)) return Number(target);

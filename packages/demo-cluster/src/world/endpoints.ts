@@ -10,15 +10,8 @@
  * Prometheus's `endpoints` role reads these (with the Services and pods): the CloudWatch fork's Target Allocator generates
  * its ServiceMonitor jobs with that role, where upstream's uses `endpointslice` (world/endpoint-slices.ts).
  */
-import { conditionTrue, containersOf, isTerminating, podIP, podNodeName, podPhase, type KubeObject } from "./kube";
-import { serviceSelects } from "./endpoint-slices";
-
-interface ServicePort {
-  name?: string;
-  port: number;
-  protocol?: string;
-  targetPort?: string | number;
-}
+import { conditionTrue, isTerminating, podIP, podNodeName, podPhase, type KubeObject } from "./kube";
+import { resolvePort, serviceSelects, type ServicePort } from "./endpoint-slices";
 
 export interface EndpointAddress {
   ip: string;
@@ -44,15 +37,6 @@ export function podInEndpoints(pod: KubeObject): boolean {
   return !!podIP(pod) && phase !== "Succeeded" && phase !== "Failed" && !isTerminating(pod);
 }
 
-/** The container port a Service port targets on `pod` (FindPort): a number as it is, a name looked up by name and protocol. */
-function findPort(pod: KubeObject, p: ServicePort): number | undefined {
-  const target = p.targetPort ?? p.port;
-  if (typeof target === "number") return target;
-  if (/^\d+$/.test(target)) return Number(target);
-  for (const c of containersOf(pod)) for (const cp of c.ports ?? []) if (cp.name === target && (cp.protocol ?? "TCP") === (p.protocol ?? "TCP")) return cp.containerPort;
-  return undefined;
-}
-
 const byIp = (a: EndpointAddress, b: EndpointAddress) => {
   const x = a.ip.split(".").map(Number);
   const y = b.ip.split(".").map(Number);
@@ -71,7 +55,7 @@ export function endpointsFor(service: KubeObject, pods: readonly KubeObject[]): 
   for (const pod of pods) {
     if (!serviceSelects(service, pod) || !podInEndpoints(pod)) continue;
     const ports = servicePorts.flatMap((p) => {
-      const port = findPort(pod, p);
+      const port = resolvePort(pod, p);
       return port === undefined ? [] : [{ name: p.name ?? "", port, protocol: p.protocol ?? "TCP" }];
     });
     if (!ports.length) continue;
