@@ -11,6 +11,7 @@ import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cloudwatchTaSuite, realTaSuite } from "@allocation-lens/test-support/real-ta";
 import { startDemo, type Demo } from "./harness";
+import { waitFor } from "@allocation-lens/test-support/wait";
 
 /** The executable of the process listening on `port` of 127.0.0.1 (found through /proc). */
 function listenerExe(port: number): string | undefined {
@@ -115,6 +116,19 @@ cloudwatchTaSuite("npm run demo-cluster -- --flavor cloudwatch --ta real", (ta) 
       // the monitors routed to the cluster-scraper carry the key this build reads, and the dashboard is told so
       const config = fs.readFileSync(info.dashboardConfig, "utf8");
       expect(config).toContain("scraperAnnotation: cloudwatch.aws/scraper");
+    });
+
+    it("answers 400 for a fault that needs the simulated allocator, and kills and restarts the real one", async () => {
+      const post = (body: unknown) =>
+        fetch(`${demo.info.control}/faults`, { method: "POST", headers: { Authorization: `Bearer ${demo.info.controlToken}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      const refused = await post({ fault: "ta-malformed", role: "cluster-scraper" });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/needs the simulated Target Allocator.*real one/);
+      const port = Number(new URL(demo.info.targetAllocators["cluster-scraper"]!.url).port);
+      const killed = await post({ fault: "ta-killed", role: "cluster-scraper", downSeconds: 1 });
+      expect(killed.status).toBe(200);
+      // a new process of the same binary listens on the same port again
+      await waitFor("the killed allocator to listen again", async () => listenerExe(port) === fs.realpathSync(ta.binary) && (await get("cluster-scraper", "/jobs").then((r) => r.status === 200, () => false)), { timeoutMs: 60_000, intervalMs: 250 });
     });
   });
 });
