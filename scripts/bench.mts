@@ -14,6 +14,12 @@
  *  4. at the largest scale only: 10 fresh node map loads in Chromium, every other one timed to start 300 ms after a poll
  *     starts, hover feedback, the targets page's first rows, and the soak when asked.
  * Then a table per scale (poll CPU, wall, RSS and CPU per target), the targets with pass or fail, and one JSON line.
+ *
+ * With `--ta real` the demo runs upstream's real otel-allocator (`--flavor upstream --ta real`, scripts/bench-real.mts)
+ * at 1,000 and 5,000 nodes by default, with the consistent-hashing fallback where its ring can hold the collectors (up
+ * to 1,061) and without above. Each scale then also waits for the allocator's answers to settle, checks the dashboard's
+ * counts against them, and measures the allocator itself: how long it took to list every job, the time to serve one
+ * poll's answers, its CPU and RSS, and its /debug/targets page; a table of those follows the others.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -27,7 +33,9 @@ import { escapeJobId } from "@/lib/routing";
 import { ROLES } from "@/lib/model";
 import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { RING_PARTITIONS } from "@/lib/analysis/ring";
+import type { RealTaStartup } from "@allocation-lens/demo-cluster";
 import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
+import { allocatorPid, checkCounts, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
 
 const USAGE = `usage: npm run bench -- [options]
   --scales N,N,...        cluster sizes in nodes, each run in turn (default 1000,2500,5000); targets are judged at the largest
@@ -43,6 +51,10 @@ const USAGE = `usage: npm run bench -- [options]
   --fallback F            the per-node TA's fallback: none (default: a real allocator cannot build the
                           consistent-hashing fallback's ring over more than 1,061 collectors) or consistent-hashing
                           (only with scales of at most 1,061 nodes)
+  --ta real               upstream's real otel-allocator under the demo (--flavor upstream) in place of the simulated
+                          TA; default scales 1000,5000, with the consistent-hashing fallback at the scales of at most
+                          1,061 nodes and none above (unless --fallback says); the allocator's answers settle before
+                          the dashboard's counts are checked against them, and its own figures are printed beside ours
   --soak S                at the largest scale, then keep polling for S seconds with churn every 90 s (rollouts, a
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
   --help                  this text
@@ -79,11 +91,18 @@ const values = parseCommandLine(
     soak: { type: "string" },
     "keep-answers": { type: "string" },
     fallback: { type: "string" },
+    ta: { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
 );
-const SCALES = (values.scales ?? values.nodes ?? "1000,2500,5000").split(",").map((s) => Number(s.trim())).sort((a, b) => a - b);
+if (values.ta !== undefined && values.ta !== "real" && values.ta !== "simulated") {
+  console.error(`--ta must be real or simulated, got "${values.ta}"\n${USAGE}`);
+  process.exit(2);
+}
+/** upstream's real otel-allocator in place of the simulated TA */
+const REAL = values.ta === "real";
+const SCALES = (values.scales ?? values.nodes ?? (REAL ? "1000,5000" : "1000,2500,5000")).split(",").map((s) => Number(s.trim())).sort((a, b) => a - b);
 if (SCALES.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) {
   console.error(`--scales: integers from 1 to 5000, got "${values.scales ?? values.nodes}"\n${USAGE}`);
   process.exit(2);
@@ -102,7 +121,11 @@ if (FALLBACK !== "none" && FALLBACK !== "consistent-hashing") usageError(`--fall
 if (FALLBACK === "consistent-hashing" && SCALES.some((n) => n > RING_PARTITIONS)) {
   usageError(`--fallback consistent-hashing needs every scale at most ${RING_PARTITIONS} nodes: a consistent-hashing ring holds at most ${RING_PARTITIONS} collectors (got ${SCALES.join(",")})`);
 }
-const STRATEGY_LABEL = FALLBACK === "none" ? "per-node without fallback" : "per-node with the consistent-hashing fallback (at most 1,061 collectors)";
+type Fallback = "none" | "consistent-hashing";
+/** On the real allocator without --fallback: the fallback wherever its ring holds the collectors, none above. */
+const fallbackAt = (nodes: number): Fallback => (REAL && values.fallback === undefined ? (nodes <= RING_PARTITIONS ? "consistent-hashing" : "none") : (FALLBACK as Fallback));
+const strategyLabel = (fallback: Fallback) => (fallback === "none" ? "per-node without fallback" : "per-node with the consistent-hashing fallback (at most 1,061 collectors)");
+const STRATEGY_LABEL = strategyLabel(FALLBACK as Fallback);
 
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 10);
@@ -314,13 +337,53 @@ async function browse(browser: Browser, base: string, rec: Recorder): Promise<Br
 async function measureScale(nodes: number, polls: number, largest: boolean) {
   const where = path.join(dir, String(nodes));
   fs.mkdirSync(where, { recursive: true });
-  log(`${nodes} nodes: starting the demo cluster...`);
-  const demo = await startDemo(["--nodes", String(nodes), "--poll-interval", String(INTERVAL), "--dir", where, "--strategy", "per-node", "--fallback", FALLBACK]);
+  const fallback = fallbackAt(nodes);
+  log(`${nodes} nodes: starting the demo cluster${REAL ? ` on upstream's real otel-allocator (${strategyLabel(fallback)}; it takes minutes to list every job at thousands of nodes)` : ""}...`);
+  const demoArgs = ["--nodes", String(nodes), "--poll-interval", String(INTERVAL), "--dir", where, "--strategy", "per-node", "--fallback", fallback];
+  const demo = await startDemo(REAL ? [...demoArgs, "--flavor", "upstream", "--ta", "real"] : demoArgs, REAL ? 45 * 60_000 : undefined);
   const { info } = demo;
+  // the real allocator: how it came up, its process, its plain-HTTP listener (the URL the dashboard polls), its answers settled
+  let real: RealScale | null = null;
+  const taUrl = info.targetAllocators["per-node"]?.url ?? "";
+  const taPid = REAL ? allocatorPid(demo.child.pid!) : undefined;
+  if (REAL) {
+    const startup = info.realTaStartup?.["per-node"];
+    if (!startup) throw new Error("the demo's JSON line has no realTaStartup: not a real allocator?");
+    log(`${nodes} nodes: otel-allocator ${info.taVersion} ready in ${ms(startup.readyMs)}, every one of its ${startup.jobs} jobs listed ${ms(startup.jobsListedMs)} later (its CPU ${ms(startup.allocatorCpuMs ?? NaN)}, the demo's ${ms(startup.demoCpuMs)}); pid ${taPid ?? "not found"}`);
+    log(`${nodes} nodes: waiting for the allocator's answers to settle (the same over 11 s)...`);
+    const calm = await settle(taUrl, log);
+    log(`${nodes} nodes: settled after ${ms(calm.ms)} (${calm.reads} reads): ${calm.raw.assigned} targets assigned to ${calm.raw.perCollector.size} collectors, ${calm.raw.unassigned} unassigned, ${calm.raw.jobs.length} jobs, ${(calm.raw.bytes / 1e6).toFixed(0)} MB read in ${ms(calm.raw.ms)}`);
+    real = {
+      taVersion: info.taVersion ?? "",
+      fallback,
+      startup,
+      settledMs: calm.ms,
+      rssAfterStartBytes: usage(taPid).rssBytes,
+      served: [],
+      debugTargets: null,
+      countsCalm: null,
+      countsAfterRollout: null,
+      countsAfterRolloutError: null,
+      cpuDuringPolls: { cpuMs: NaN, seconds: NaN, polls: 0 },
+      rssAfterPollsBytes: NaN,
+    };
+  }
 
   log(`${nodes} nodes: the yardstick (one poll's answers, JSON.parse in a child process, no dashboard running)...`);
   const ys = await yardstick(info.dashboardConfig, where);
   log(`${nodes} nodes: JSON.parse of ${(ys.bytes / 1e6).toFixed(0)} MB in ${ys.answers} answers: ${Math.min(...ys.processMs).toFixed(0)} ms CPU (process), ${Math.min(...ys.threadMs).toFixed(0)} ms (its thread)`);
+
+  if (real) {
+    // the allocator alone serving one poll's answers, no dashboard running: one at a time, then as the dashboard asks
+    const concurrency = loadConfigFile(info.dashboardConfig).clusters[0].targetAllocators["per-node"]?.concurrency ?? 4;
+    for (const c of [1, concurrency]) {
+      const served = await servePoll(taUrl, c, taPid);
+      real.served.push(served);
+      log(`${nodes} nodes: the allocator served one poll's ${served.answers} answers (${(served.bytes / 1e6).toFixed(0)} MB) ${c === 1 ? "one at a time" : `${c} at a time`} in ${ms(served.ms)}, its CPU ${ms(served.cpuMs)}`);
+    }
+    real.debugTargets = await fetchDebugTargets(taUrl, taPid);
+    log(`${nodes} nodes: its /debug/targets: ${(real.debugTargets.bytes / 1e6).toFixed(1)} MB, ${real.debugTargets.rows} rows, first byte ${ms(real.debugTargets.ttfbMs)}, last ${ms(real.debugTargets.ms)}, its CPU ${ms(real.debugTargets.cpuMs)}`);
+  }
 
   log(`${nodes} nodes: starting the dashboard...`);
   const nodeArgs = largest && values.profile ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(values.profile)] : [];
@@ -329,6 +392,23 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   const base = server.base;
   await waitReady(server, 30 * 60_000);
   log(`${nodes} nodes: first poll done`);
+  /** resolves when the dashboard has finished a poll that started after `epochMs` */
+  const pollStartedAfter = async (epochMs: number) => {
+    const t0 = Date.now();
+    for (;;) {
+      const m = await metrics(base).catch(() => null);
+      const end = (m?.values.get("allocation_lens_last_poll_timestamp_seconds") ?? 0) * 1000;
+      const wall = (m?.values.get("allocation_lens_poll_duration_seconds") ?? 0) * 1000;
+      if (end - wall > epochMs) return;
+      if (Date.now() - t0 > 10 * 60_000) throw new Error("no dashboard poll started after the allocator's answers settled, in 10 minutes");
+      await sleep(500);
+    }
+  };
+  if (real) {
+    log(`${nodes} nodes: the dashboard's counts against the allocator's raw answers, both settled...`);
+    real.countsCalm = await checkCounts(taUrl, base, "per-node", pollStartedAfter, log);
+    log(`${nodes} nodes: counts ${real.countsCalm.pass ? "equal" : "DIFFER"}: ${countLine(real.countsCalm)}`);
+  }
   const rec = recorder(base);
 
   // Churn during the run: a rollout of the per-node agents.
@@ -348,6 +428,7 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
     }
   })();
   const phaseStart = Date.now();
+  const taCpu0 = usage(taPid).cpuMs;
   for (let n = 1; n <= polls; n++) {
     await rec.waitPolls(n);
     const p = rec.polls[n - 1];
@@ -355,6 +436,10 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   }
   sampling = false;
   await sampler;
+  if (real) {
+    real.cpuDuringPolls = { cpuMs: usage(taPid).cpuMs - taCpu0, seconds: (Date.now() - phaseStart) / 1000, polls };
+    real.rssAfterPollsBytes = usage(taPid).rssBytes;
+  }
   const pollsMeasured = rec.polls.slice(0, polls);
   // A poll that read nothing (its TAs timed out, e.g. during the rollout of 5,000 agents) is not a poll of these bytes:
   // counted, but left out of the medians.
@@ -390,12 +475,27 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
     });
     try {
       browsing = await browse(browser, base, rec);
+      if (real?.debugTargets) {
+        log(`${nodes} nodes: the allocator's /debug/targets in Chromium...`);
+        real.debugTargets.chromiumFirstRowsMs = await debugTargetsInChromium(browser, taUrl);
+      }
     } finally {
       await browser.close();
     }
   }
   await rec.stop();
   const soak = largest && SOAK_S > 0 ? await soakRun(base, info.control, controlHeaders, server.pid, loadConfigFile(info.dashboardConfig).history.path) : null;
+  if (real) {
+    // after the rollout of every agent: once the allocator has settled again (within 10 minutes), the same check
+    log(`${nodes} nodes: after the rollout, the counts again once the allocator has settled...`);
+    try {
+      real.countsAfterRollout = await checkCounts(taUrl, base, "per-node", pollStartedAfter, log, 10 * 60_000);
+      log(`${nodes} nodes: counts after the rollout ${real.countsAfterRollout.pass ? "equal" : "DIFFER"}: ${countLine(real.countsAfterRollout)}`);
+    } catch (e) {
+      real.countsAfterRolloutError = (e as Error).message;
+      log(`${nodes} nodes: no check after the rollout: ${real.countsAfterRolloutError}`);
+    }
+  }
   await server.stop();
   await demo.stop();
 
@@ -426,9 +526,34 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
     api,
     browsing,
     soak,
+    ...(real ? { real } : {}),
   };
 }
 type ScaleResult = Awaited<ReturnType<typeof measureScale>>;
+
+/** What a scale on the real allocator measured of it (`--ta real`). */
+interface RealScale {
+  taVersion: string;
+  fallback: Fallback;
+  /** how it came up, from the demo's JSON line */
+  startup: RealTaStartup;
+  /** from the demo's JSON line to its answers settled */
+  settledMs: number;
+  rssAfterStartBytes: number;
+  /** one poll's answers served to the bench alone: one at a time, then with the dashboard's concurrency */
+  served: ServedPoll[];
+  debugTargets: DebugTargets | null;
+  countsCalm: CountCheck | null;
+  countsAfterRollout: CountCheck | null;
+  countsAfterRolloutError: string | null;
+  /** its CPU while the dashboard's measured polls ran (the rollout's work included) */
+  cpuDuringPolls: { cpuMs: number; seconds: number; polls: number };
+  rssAfterPollsBytes: number;
+}
+
+function countLine(c: CountCheck): string {
+  return `assigned ${c.assigned.dashboard} / ${c.assigned.allocator}, unassigned ${c.unassigned.dashboard} / ${c.unassigned.allocator}, jobs ${c.jobs.dashboard} / ${c.jobs.allocator}, collectors ${c.collectors.dashboard} / ${c.collectors.allocator} with ${c.collectors.differing} differing (dashboard / allocator)${c.collectors.examples.length ? `: ${c.collectors.examples.join("; ")}` : ""}`;
+}
 
 const ms = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(0)} ms`);
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
@@ -448,13 +573,20 @@ function judge(scales: ScaleResult[]) {
     { name: "targets page first rows", value: top.browsing?.targetsFirstRowsMs ?? NaN, shown: ms(top.browsing?.targetsFirstRowsMs ?? NaN), limit: TARGETS.targetsFirstRowsMs, target: `<= ${TARGETS.targetsFirstRowsMs} ms` },
     { name: `CPU per target, ${scales[0].nodes} to ${top.nodes} nodes`, value: spread, shown: Number.isNaN(spread) ? "one scale only" : `${costs.map((c) => c.toFixed(1)).join(" / ")} µs, spread ${(spread * 100).toFixed(0)} %`, limit: TARGETS.costSpread, target: `flat within ${TARGETS.costSpread * 100} %` },
   ];
+  if (REAL) {
+    // every check made (settled, before and after the rollout), at every scale: the number that found a difference
+    const checks = scales.flatMap((s) => [s.real?.countsCalm, s.real?.countsAfterRollout]).filter((c): c is CountCheck => !!c);
+    const differ = checks.filter((c) => !c.pass).length;
+    rows.push({ name: "counts = the allocator's raw answers", value: checks.length ? differ : NaN, shown: `${checks.length - differ} of ${checks.length} checks equal`, limit: 0, target: "every check equal" });
+  }
   // NaN (not measured) is neither a pass nor a fail
   return rows.map((r) => ({ ...r, pass: Number.isNaN(r.value) ? null : r.value <= r.limit }));
 }
 
 async function main() {
   buildIfMissing(log);
-  log(`the per-node TA runs ${STRATEGY_LABEL} at every scale`);
+  if (REAL) log(`upstream's real otel-allocator at ${SCALES.map((n) => `${n} nodes: ${strategyLabel(fallbackAt(n))}`).join("; ")}`);
+  else log(`the per-node TA runs ${STRATEGY_LABEL} at every scale`);
   const scales: ScaleResult[] = [];
   for (const nodes of SCALES) {
     const largest = nodes === SCALES.at(-1);
@@ -478,7 +610,7 @@ async function main() {
 
   console.log(`\nAt ${top.nodes} nodes`);
   const info: [string, string][] = [
-    ["per-node TA", STRATEGY_LABEL],
+    ["per-node TA", top.real ? `upstream's otel-allocator ${top.real.taVersion}, ${strategyLabel(top.real.fallback)}` : STRATEGY_LABEL],
     ["bytes fetched per poll", `${(top.bytesPerPoll / 1e6).toFixed(0)} MB (yardstick: ${(top.yardstick.bytes / 1e6).toFixed(0)} MB in ${top.yardstick.answers} answers)`],
     ["poll + analysis wall (p50)", ms(top.pollWallMsP50)],
     ["poll + analysis CPU (p50)", `${ms(top.pollCpuMsP50)} (each: ${top.pollCpuMs.join(", ")} ms${top.pollsReadingNothing ? `; ${top.pollsReadingNothing} read nothing, left out` : ""})`],
@@ -500,17 +632,54 @@ async function main() {
     if (soak.historyMiB !== null) info.push(["churn history on disk after the soak", `${soak.historyMiB.toFixed(0)} MiB (bounded by history.maxBytes)`]);
   }
   for (const [k, v] of info) console.log(`${k.padEnd(40)} ${v}`);
+  if (REAL) printReal(scales);
 
   console.log("\nTargets");
   for (const v of verdicts) console.log(`${v.pass === null ? "n/a " : v.pass ? "PASS" : "FAIL"}  ${v.name.padEnd(40)} ${v.shown.padEnd(36)} ${v.target}`);
   const result = {
-    perNodeStrategy: { strategy: "per-node", fallback: FALLBACK },
+    ...(REAL ? { ta: "real", taVersion: top.real?.taVersion } : {}),
+    perNodeStrategy: { strategy: "per-node", fallback: REAL && values.fallback === undefined ? Object.fromEntries(SCALES.map((n) => [n, fallbackAt(n)])) : FALLBACK },
     scales,
     targets: verdicts.map(({ name, value, limit, target, pass }) => ({ name, value, limit, target, pass })),
     pass: verdicts.every((v) => v.pass !== false),
     totalSeconds: (Date.now() - started) / 1000,
   };
   console.log(JSON.stringify(result));
+}
+
+/** The real allocator's own figures beside the dashboard's, one column per scale. */
+function printReal(scales: ScaleResult[]) {
+  const reals = scales.filter((s): s is ScaleResult & { real: RealScale } => !!s.real);
+  if (!reals.length) return;
+  const first = reals[0].real;
+  console.log(`\nThe real allocator (upstream's otel-allocator ${first.taVersion}) beside the dashboard; the 2 cores are shared, figures are noisy`);
+  const mb = (b: number) => `${(b / 1e6).toFixed(b < 10e6 ? 1 : 0)} MB`;
+  const checkCell = (c: CountCheck | null, error?: string | null) =>
+    c ? `${c.pass ? "equal" : "DIFFER"}: ${c.assigned.allocator} assigned, ${c.unassigned.allocator} unassigned, ${c.collectors.allocator} collectors${c.pass ? "" : ` (ours: ${c.assigned.dashboard}, ${c.unassigned.dashboard}, ${c.collectors.differing} collectors differ)`}` : `not checked${error ? ` (${error})` : ""}`;
+  const rows: [string, (s: ScaleResult & { real: RealScale }) => string][] = [
+    ["nodes", (s) => String(s.nodes)],
+    ["strategy", (s) => (s.real.fallback === "none" ? "per-node, no fallback" : "per-node + consistent-hashing")],
+    ["ready after its start", (s) => ms(s.real.startup.readyMs)],
+    ["every job listed, after ready", (s) => `${ms(s.real.startup.jobsListedMs)} (${s.real.startup.jobs} jobs)`],
+    ["  its CPU / the demo's, meanwhile", (s) => `${ms(s.real.startup.allocatorCpuMs ?? NaN)} / ${ms(s.real.startup.demoCpuMs)}`],
+    ["  demo API requests, serving time", (s) => `${Object.entries(s.real.startup.kubeRequests).filter(([k]) => !k.includes(":")).reduce((n, [, v]) => n + v, 0)}, ${ms(Object.entries(s.real.startup.kubeServeMs).filter(([k]) => !k.includes(":")).reduce((n, [, v]) => n + v, 0))}`],
+    ["answers settled, after that", (s) => ms(s.real.settledMs)],
+    ["one poll's answers, one at a time", (s) => { const p = s.real.served.find((x) => x.concurrency === 1); return p ? `${ms(p.ms)}, ${mb(p.bytes)}, its CPU ${ms(p.cpuMs)}` : "n/a"; }],
+    ["one poll's answers, as the dashboard", (s) => { const p = s.real.served.find((x) => x.concurrency > 1) ?? s.real.served[0]; return p ? `${ms(p.ms)} (${p.concurrency} at a time), its CPU ${ms(p.cpuMs)}` : "n/a"; }],
+    ["our poll + analysis (p50)", (s) => `${ms(s.pollWallMsP50)} wall, ${ms(s.pollCpuMsP50)} CPU`],
+    ["its CPU during our polls", (s) => `${ms(s.real.cpuDuringPolls.cpuMs)} in ${s.real.cpuDuringPolls.seconds.toFixed(0)} s (${s.real.cpuDuringPolls.polls} polls, a rollout)`],
+    ["its RSS after start / our polls", (s) => `${mib(s.real.rssAfterStartBytes)} / ${mib(s.real.rssAfterPollsBytes)}`],
+    ["our RSS after the polls", (s) => mib(s.rssBytesAfterPolls)],
+    ["its /debug/targets", (s) => (s.real.debugTargets ? `${mb(s.real.debugTargets.bytes)}, ${s.real.debugTargets.rows} rows` : "n/a")],
+    ["  fetched: first byte, last byte", (s) => (s.real.debugTargets ? `${ms(s.real.debugTargets.ttfbMs)}, ${ms(s.real.debugTargets.ms)} (its CPU ${ms(s.real.debugTargets.cpuMs)})` : "n/a")],
+    ["  in Chromium: first rows", (s) => (s.real.debugTargets?.chromiumFirstRowsMs != null ? ms(s.real.debugTargets.chromiumFirstRowsMs) : "(largest scale only)")],
+    ["our targets page: first rows", (s) => (s.browsing ? ms(s.browsing.targetsFirstRowsMs) : "(largest scale only)")],
+    ["counts, settled", (s) => checkCell(s.real.countsCalm)],
+    ["counts, settled after the rollout", (s) => checkCell(s.real.countsAfterRollout, s.real.countsAfterRolloutError)],
+  ];
+  const table = rows.map(([name, f]) => [name, ...reals.map(f)]);
+  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
+  for (const r of table) console.log(r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
 }
 
 /** Least-squares slope of y over x. */

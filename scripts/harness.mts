@@ -54,9 +54,12 @@ export function buildIfMissing(log: (m: string) => void): void {
   if (b.status !== 0) throw new Error("next build failed");
 }
 
-/** The demo cluster in its own process; `args` as for `npm run demo-cluster`. Stopped by stopAll() or at exit. */
-export async function startDemo(args: string[]): Promise<LaunchedDemo> {
-  const demo = await launchDemo(args, { root, onLine: (line) => process.stdout.write(`[demo] ${line}\n`) });
+/**
+ * The demo cluster in its own process; `args` as for `npm run demo-cluster`. Stopped by stopAll() or at exit. `timeoutMs`:
+ * how long its JSON line may take (default 60 s; a real allocator at thousands of nodes takes minutes to list its jobs).
+ */
+export async function startDemo(args: string[], timeoutMs?: number): Promise<LaunchedDemo> {
+  const demo = await launchDemo(args, { root, timeoutMs, onLine: (line) => process.stdout.write(`[demo] ${line}\n`) });
   children.add(demo.child);
   return demo;
 }

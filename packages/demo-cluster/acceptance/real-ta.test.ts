@@ -63,6 +63,13 @@ realTaSuite("npm run demo-cluster -- --flavor upstream --ta real", () => {
     expect(debug.body).toMatch(/<html/i);
     const jobs = JSON.parse((await get(`${url.origin}/jobs`)).body) as Record<string, unknown>;
     expect(Object.keys(jobs).length).toBeGreaterThan(5);
+    // how it came up: every job listed, the last count of its progress, and its reads of the demo's API
+    const startup = info.realTaStartup?.["per-node"];
+    expect(startup?.jobs).toBe(Object.keys(jobs).length);
+    expect(startup?.progress.at(-1)).toEqual([startup?.jobsListedMs, startup?.jobs]);
+    expect(startup?.kubeRequests["list:pods"]).toBeGreaterThan(0);
+    expect(startup?.kubeServeMs["list:pods"]).toBeGreaterThan(0);
+    expect(startup?.allocatorCpuMs).toBeGreaterThan(0);
   });
 
   it("answers 400 for a fault that needs the simulated allocator, saying why", async () => {

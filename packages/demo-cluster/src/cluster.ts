@@ -25,7 +25,7 @@ import { DemoAllocator } from "./allocator";
 import { FaultEngine } from "./faults";
 import { startControl } from "./control";
 import { SCENARIOS, ScenarioPlayer, type ScenarioName } from "./scenario";
-import type { DemoInfo, Truth } from "./contract/info";
+import type { DemoInfo, RealTaStartup, Truth } from "./contract/info";
 import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
@@ -64,6 +64,22 @@ export interface DemoOptions {
   https?: boolean;
   /** the first back-off before a crash-looping simulated TA is started again (default 10 s, the kubelet's) */
   restartBackoffMs?: number;
+  /** progress while starting (the real allocators' jobs listed); the CLI writes it to stderr; default none */
+  log?: (line: string) => void;
+}
+
+/**
+ * How long the demo waits for a real allocator to list its jobs. Most of that wait is not the demo's: before upstream's
+ * allocator starts discovering the monitors' targets it reads the Secret each monitor references (every monitor of the
+ * demo's world has a bearer-token Secret), one GET after another through client-go's default rate limit (5 a second,
+ * bursts of 10): at 5,000 nodes 391 reads, about 78 s with no new job listed. Then its discovery starts informers per
+ * job's namespace, every change reaches its answers through two 5 s throttles, and each reallocation takes seconds
+ * (about 8 s at 5,000 nodes). So the demo gives up only when no new job
+ * has appeared for a while (half a second per expected job, at least 2 minutes) or after a cap that grows with the
+ * nodes (at least 10 minutes; 25 at 5,000 nodes). docs/performance.md, "The bench on the real allocator".
+ */
+export function jobsWaitBounds(nodes: number, jobs: number): { idleMs: number; capMs: number } {
+  return { idleMs: Math.max(120_000, jobs * 500), capMs: Math.max(600_000, nodes * 300) };
 }
 
 export interface DemoCluster {
@@ -167,6 +183,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const taServers: Partial<Record<Role, TaServer>> = {};
   const realTas: Partial<Record<Role, RealTa>> = {};
   const targetAllocators: DemoInfo["targetAllocators"] = {};
+  const startup: Partial<Record<Role, RealTaStartup>> = {};
   const closeStarted = async () => {
     await Promise.all([kube.close(), ...Object.values(taServers).map((s) => s!.close()), ...Object.values(realTas).map((t) => t!.close())]);
     for (const a of Object.values(allocators)) a?.stop();
@@ -179,6 +196,10 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       const tls = o.flavor === "cloudwatch" || o.https ? { caPem: pki.caPem, certPem: pki.serverCertPem, keyPem: pki.serverKeyPem } : undefined;
       let url: string;
       if (real) {
+        const t0 = performance.now();
+        const demoCpu0 = process.cpuUsage();
+        const kubeRequests0 = kube.stats();
+        const kubeServeMs0 = kube.serveMs();
         const ta = await RealTa.start({
           flavor: o.flavor,
           binary: o.realTa!.binary,
@@ -196,8 +217,26 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           collectorNamespace: world.namespace,
         });
         realTas[role] = ta;
+        const readyMs = performance.now() - t0;
         // ready when it lists the jobs the same world gives the simulated allocator (which reconciled at start)
-        await ta.waitForJobs([...new Set(a.allTargets().map((t) => t.job))]);
+        const jobs = [...new Set(a.allTargets().map((t) => t.job))];
+        const listed = await ta.waitForJobs(jobs, {
+          ...jobsWaitBounds(o.nodes, jobs.length),
+          onProgress: (p) => o.log?.(`${ta.program} (${role}): ${p.listed}/${p.expected} jobs listed, ${(p.elapsedMs / 1000).toFixed(0)} s after it was ready`),
+        });
+        const usage = ta.usage();
+        const cpu = process.cpuUsage(demoCpu0);
+        startup[role] = {
+          readyMs: Math.round(readyMs),
+          jobsListedMs: listed.ms,
+          jobs: listed.expected,
+          progress: listed.progress.map((p) => [p.ms, p.listed]),
+          allocatorCpuMs: usage?.cpuMs ?? null,
+          allocatorRssBytes: usage?.rssBytes ?? null,
+          demoCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+          kubeRequests: delta(kube.stats(), kubeRequests0),
+          kubeServeMs: delta(kube.serveMs(), kubeServeMs0, 1),
+        };
         url = ta.url;
         // the TA pod's container port is the listener the demo reads (upstream: plain HTTP; the fork: its HTTPS one),
         // for port-forward and the service proxy
@@ -286,6 +325,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     ...(real ? { taVersion: o.realTa!.version } : {}),
     strategy: perNodeStrategy,
     fallback: perNodeFallback,
+    ...(real ? { realTaStartup: startup } : {}),
   };
   return {
     info,
@@ -305,6 +345,16 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `after` less `before`, key by key (rounded to `digits`), the keys that did not change left out. */
+function delta(after: Record<string, number>, before: Record<string, number>, digits = 0): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = v - (before[k] ?? 0);
+    if (d) out[k] = Number(d.toFixed(digits));
+  }
+  return out;
 }
 
 /** The agent pods of each role with their eligibility, and whether `registered(role)` lists them. */

@@ -5,5 +5,5 @@
  */
 export { launchDemo, demoCommand, demoEntry, hasSourceTree, type LaunchOptions, type LaunchedDemo } from "./contract/launcher";
 export { controlClient, ControlError, type ControlAnswer, type ControlTarget, type DemoControl } from "./contract/client";
-export { SCENARIOS, type ScenarioName, type DemoInfo, type TaInfo, type Truth, type TruthTarget, type TruthCollector, type FaultApplied, type ActiveFaults, type Healed } from "./contract/info";
+export { SCENARIOS, type ScenarioName, type DemoInfo, type RealTaStartup, type TaInfo, type Truth, type TruthTarget, type TruthCollector, type FaultApplied, type ActiveFaults, type Healed } from "./contract/info";
 export { FAULT_NAMES, faultSchema, parseFault, type Fault, type FaultName } from "./contract/faults";

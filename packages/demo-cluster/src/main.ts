@@ -95,6 +95,7 @@ async function main() {
     realTa = { binary: peer.path, version: peer.version };
   }
   const demo = await startDemoCluster({
+    log: (line) => console.error(`demo-cluster: ${line}`),
     ta,
     realTa,
     strategy,

@@ -110,6 +110,20 @@ function get(url: string, timeoutMs = 10_000, client?: { ca: Buffer; cert: Buffe
   });
 }
 
+/** CPU time (user + system, ms) and resident memory (bytes) of a process, from /proc; undefined where unreadable. */
+export function processUsage(pid: number | undefined): { cpuMs: number; rssBytes: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // the fields after the command name (which may hold spaces and parentheses): state is field 3, utime 14, stime 15
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const rss = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return { cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, rssBytes: rss ? Number(rss[1]) * 1024 : 0 };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A TA's targetallocator.yaml with `allocation_strategy` set, and `allocation_fallback_strategy` (per-node only) or none. */
 export function withStrategy(configText: string, strategy: RealTaOptions["strategy"], fallback: RealTaOptions["fallback"]): string {
   const doc = YAML.parse(configText) as Record<string, unknown>;
@@ -135,6 +149,99 @@ export function realTaConfig(o: Pick<RealTaOptions, "configText" | "strategy" | 
     doc.https = { enabled: true, listen_addr: httpsListen, ca_file_path: o.https.ca, tls_cert_file_path: o.https.cert, tls_key_file_path: o.https.key };
   } else delete doc.https;
   return YAML.stringify(doc);
+}
+
+export interface JobsWaitOptions {
+  /** give up when no further job has been listed for this long (default 120 s) */
+  idleMs?: number;
+  /** give up after this long in any case (default 10 minutes) */
+  capMs?: number;
+  /** between two reads of /jobs (default 500 ms) */
+  intervalMs?: number;
+  /** called at the first read, then at most every `progressEveryMs` (default 10 s), and when every job is listed */
+  onProgress?: (p: { listed: number; expected: number; elapsedMs: number }) => void;
+  progressEveryMs?: number;
+  /** clock and wait, for tests */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface JobsListed {
+  /** from the start of the wait to the read that listed every job */
+  ms: number;
+  expected: number;
+  /** each new count of listed jobs, with when it was first read (ms from the start of the wait) */
+  progress: { ms: number; listed: number }[];
+}
+
+/** The wait for jobs gave up: none of the missing ones appeared for `idleMs`, or `capMs` passed. */
+export class JobsWaitError extends Error {
+  constructor(
+    message: string,
+    readonly missing: string[],
+    readonly progress: JobsListed["progress"],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads the listed jobs (`list`: null while it cannot say; a failed read counts as nothing new) until every job of
+ * `expected` is among them. It gives up only when no new job has appeared for `idleMs` (a stuck allocator) or when
+ * `capMs` has passed: in a world of thousands of nodes the allocator lists its jobs over minutes, a few at a time, as
+ * its Kubernetes discovery comes up.
+ */
+export async function waitForJobsListed(list: () => Promise<ReadonlySet<string> | null>, expected: readonly string[], options: JobsWaitOptions = {}): Promise<JobsListed> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const idleMs = options.idleMs ?? 120_000;
+  const capMs = options.capMs ?? 600_000;
+  const intervalMs = options.intervalMs ?? 500;
+  const progressEveryMs = options.progressEveryMs ?? 10_000;
+  const start = now();
+  const progress: JobsListed["progress"] = [];
+  let listed = -1;
+  let lastNew = start;
+  let lastReport = -Infinity;
+  let missing: string[] = [...expected];
+  let lastError = "";
+  for (;;) {
+    try {
+      const have = await list();
+      if (have) {
+        missing = expected.filter((j) => !have.has(j));
+        lastError = "";
+      }
+    } catch (e) {
+      lastError = (e as Error).message;
+    }
+    const t = now();
+    const count = expected.length - missing.length;
+    // a new high is progress (a count that drops and comes back, as after a restart, is not)
+    if (count > listed) {
+      if (count > 0) lastNew = t;
+      listed = count;
+      progress.push({ ms: t - start, listed });
+    }
+    if (!missing.length) {
+      options.onProgress?.({ listed, expected: expected.length, elapsedMs: t - start });
+      return { ms: t - start, expected: expected.length, progress };
+    }
+    if (t - lastReport >= progressEveryMs) {
+      lastReport = t;
+      options.onProgress?.({ listed, expected: expected.length, elapsedMs: t - start });
+    }
+    const idle = t - lastNew >= idleMs;
+    if (idle || t - start >= capMs) {
+      const why = idle ? `no new job was listed for ${Math.round((t - lastNew) / 1000)} s` : `it was still listing them after ${Math.round(capMs / 1000)} s`;
+      throw new JobsWaitError(
+        `listed ${listed} of ${expected.length} jobs (${why}; missing: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ", ..." : ""})${lastError ? `; last read: ${lastError}` : ""}`,
+        missing,
+        progress,
+      );
+    }
+    await sleep(intervalMs);
+  }
 }
 
 export class RealTa {
@@ -197,6 +304,14 @@ export class RealTa {
   /** the process's PID (tests check that it serves the URL) */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * The process's CPU time so far (user and system, ms) and its resident memory (bytes), from /proc (Linux; undefined
+   * elsewhere, or when it is not running). /proc/<pid>/stat counts in clock ticks of 10 ms (USER_HZ, 100 on Linux).
+   */
+  usage(): { cpuMs: number; rssBytes: number } | undefined {
+    return processUsage(this.child?.pid);
   }
 
   /** Waits (bounded) for the process to exit: its exit code or signal, or undefined while it still runs. */
@@ -280,24 +395,20 @@ export class RealTa {
   }
 
   /**
-   * Waits (bounded) until the allocator lists every job of `expected`: ready means it has its scrape configuration, but
-   * the jobs of the monitors come after its first reads of the Kubernetes API.
+   * Waits until the allocator lists every job of `expected`: ready means it has its scrape configuration, but the jobs of
+   * the monitors come after its reads of the Kubernetes API, and in a large world that takes minutes (waitForJobsListed
+   * says when it gives up). Resolves with how long it took and when each count of listed jobs was first seen.
    */
-  async waitForJobs(expected: readonly string[], timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let missing: string[] = [...expected];
-    while (Date.now() < deadline) {
-      try {
-        const r = await this.read("/jobs", 2_000);
-        const have = r.status === 200 ? new Set(Object.keys(JSON.parse(r.body) as Record<string, unknown>)) : new Set<string>();
-        missing = expected.filter((j) => !have.has(j));
-        if (!missing.length) return;
-      } catch {
-        /* not yet */
-      }
-      await new Promise((r) => setTimeout(r, 200));
+  async waitForJobs(expected: readonly string[], options: JobsWaitOptions = {}): Promise<JobsListed> {
+    try {
+      return await waitForJobsListed(async () => {
+        const r = await this.read("/jobs", 10_000);
+        return r.status === 200 ? new Set(Object.keys(JSON.parse(r.body) as Record<string, unknown>)) : null;
+      }, expected, options);
+    } catch (e) {
+      if (!(e instanceof JobsWaitError)) throw e;
+      throw new Error(`${this.program} ${e.message}; its log: ${this.logFile}\n${this.logTail()}`);
     }
-    throw new Error(`${this.program} did not list ${missing.length} job(s) in ${timeoutMs} ms (${missing.slice(0, 5).join(", ")}); its log: ${this.logFile}\n${this.logTail()}`);
   }
 
   /** Kills the process (SIGKILL, as a crashed container) and starts it again after `downMs` (same ports, same config). */

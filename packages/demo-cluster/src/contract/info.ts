@@ -57,6 +57,30 @@ export interface DemoInfo {
   /** the per-node role's allocation strategy and its fallback (null: none) */
   strategy: StrategyName;
   fallback: "consistent-hashing" | null;
+  /** how each real allocator came up (`--ta real` only) */
+  realTaStartup?: Partial<Record<Role, RealTaStartup>>;
+}
+
+/**
+ * How a real allocator came up before the demo printed its JSON line: ready, then every job the world gives it listed
+ * (it lists a job once its Kubernetes discovery has found the job's first target), and what each side spent meanwhile.
+ */
+export interface RealTaStartup {
+  /** from starting the process to its /readyz answering 200 (its scrape configuration loaded) */
+  readyMs: number;
+  /** from ready to the first read of /jobs that listed every expected job */
+  jobsListedMs: number;
+  jobs: number;
+  /** each new count of listed jobs: [ms after ready, jobs listed] */
+  progress: [number, number][];
+  /** the allocator's CPU (user + system) from its start to every job listed, and its RSS then; null where /proc cannot say */
+  allocatorCpuMs: number | null;
+  allocatorRssBytes: number | null;
+  /** the demo process's own CPU over the same span: its Kubernetes API, the simulated allocator beside the real one, ... */
+  demoCpuMs: number;
+  /** the demo's Kubernetes API over the same span: requests, and ms spent answering them, per kind and per verb:resource */
+  kubeRequests: Record<string, number>;
+  kubeServeMs: Record<string, number>;
 }
 
 export interface TruthTarget {

@@ -73,6 +73,12 @@ describe("@kubernetes/client-node against the demo API", () => {
     const one = await core.readNamespacedPod({ namespace: "shop", name: "checkout-1" });
     expect(one.spec?.nodeName).toBe("node-a");
     await expect(core.readNamespacedPod({ namespace: "shop", name: "nope" })).rejects.toMatchObject({ code: 404 });
+    // what answering took, under the keys of the counts
+    const ms = api.serveMs();
+    expect(api.stats()).toMatchObject({ list: 2, "list:pods": 2, "get:pods": 1, notFound: 1 });
+    expect(Object.keys(ms).sort()).toEqual(Object.keys(api.stats()).sort());
+    expect(ms["list:pods"]).toBeGreaterThan(0);
+    expect(ms.list).toBe(ms["list:pods"]);
   });
 
   it("runs an informer with a label selector through changes, a compaction and a watch disconnect", async () => {

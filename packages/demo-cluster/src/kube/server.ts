@@ -49,6 +49,11 @@ export interface KubeApiServer {
    * methodNotAllowed, badRequest, gone = 410 on a list or watch) and per verb and resource ("list:pods", "watch:nodes",
    * "gone:pods", ...), for tests */
   stats(): Record<string, number>;
+  /**
+   * milliseconds spent answering, under the same keys as stats(): the time from a request's arrival to the end of its
+   * handler's synchronous work (a list's whole answer written; a watch's first events, not the later ones)
+   */
+  serveMs(): Record<string, number>;
   /** the Leases written through the API */
   leases: LeaseStore;
   /** the number of open port-forward tunnels (WebSocket or SPDY sessions), per pod `namespace/name` */
@@ -104,10 +109,25 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
     count: (...keys) => count(...keys),
   });
 
+  const serveMs: Record<string, number> = {};
+  // the keys counted while a request's handler runs synchronously: its serving time goes to each
+  let requestKeys: string[] | undefined;
   const count = (...keys: string[]) => {
     for (const k of keys) counts[k] = (counts[k] ?? 0) + 1;
+    requestKeys?.push(...keys);
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    const t0 = performance.now();
+    requestKeys = [];
+    try {
+      serve(req, res);
+    } finally {
+      const ms = performance.now() - t0;
+      for (const k of requestKeys) serveMs[k] = (serveMs[k] ?? 0) + ms;
+      requestKeys = undefined;
+    }
+  };
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? "/", "http://localhost");
       const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
@@ -263,6 +283,7 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
       return hit.length;
     },
     stats: () => ({ ...counts }),
+    serveMs: () => ({ ...serveMs }),
     leases: handlers.leases,
     tunnels: () => Object.fromEntries([...tunnels].map(([k, v]) => [k, v.size])),
     close: () =>
