@@ -10,7 +10,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "server/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.ts", "packages/**/*.test.ts", "test-support/**/*.test.ts"],
+    include: ["lib/**/*.test.{ts,tsx}", "server/**/*.test.ts", "app/**/*.test.ts", "components/**/*.test.{ts,tsx}", "packages/**/*.test.ts", "test-support/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 60_000,

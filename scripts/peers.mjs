@@ -2,7 +2,7 @@
 // repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused:
 // - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): `npm test` calls
 //   ensureOauth2Proxy() before Playwright;
-// - helm, for the Helm chart's tests (server/security/helm.test.ts): `npm test` calls ensureHelm() before vitest;
+// - helm, for the Helm chart's tests (test/real-peers/helm.test.ts): `npm test` calls ensureHelm() before vitest;
 // - upstream's Target Allocator (otel-allocator), for the demo's `--ta real` and the suites held to the real allocator:
 //   `npm test` calls ensureRealTa() before vitest. It cannot be `go install`ed here (the module proxy refuses the module's
 //   version list, which `go install` reads for deprecation notices), so the pinned version's module is downloaded and

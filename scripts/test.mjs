@@ -55,9 +55,9 @@ if (run("lint", bin("eslint"), [".", "--max-warnings=0"]) !== 0) failedStep = tr
 if (run("type check", bin("tsc"), ["--noEmit", "-p", "."]) !== 0) failedStep = true;
 
 // The standalone-server test builds its own copy of the app (about 1.4 GiB at peak): it runs alone, after the main build.
-const STANDALONE_TEST = "server/security/standalone.test.ts";
+const STANDALONE_TEST = "test/built/standalone.test.ts";
 // The replicas test runs two built servers (.next/allocation-lens-server.mjs): after the build too.
-const REPLICAS_TEST = "server/lease/replicas.test.ts";
+const REPLICAS_TEST = "test/built/replicas.test.ts";
 
 function vitest(label, name, args) {
   const file = path.join(artifacts, `${name}.json`);
@@ -78,7 +78,7 @@ function goPeer(label, ensure, what) {
   else console.log(`${label}: ${peer.path}${peer.built ? ` (built in ${peer.seconds} s)` : " (cached)"}`);
 }
 
-// helm for the Helm chart's tests (server/security/helm.test.ts), which vitest runs: built once from its Go module
+// helm for the Helm chart's tests (test/real-peers/helm.test.ts), which vitest runs: built once from its Go module
 goPeer("helm", ensureHelm, "the Helm chart's tests");
 // upstream's Target Allocator for the suites held to the real allocator (test-support/real-ta.ts): built once from its module
 goPeer("otel-allocator", ensureRealTa, "the tests against the real Target Allocator");

@@ -11,7 +11,7 @@ import { waitFor } from "@allocation-lens/test-support/wait";
 import type { Role } from "@/lib/model";
 import { SourceError } from "@/lib/source-error";
 import { TaClient, type TaReading } from "@/server/ta/client";
-import { taConfig, failure } from "@/server/ta/test-fixtures";
+import { taConfig, failure } from "@/test/fixtures/ta";
 
 const SECRET = "amazon-cloudwatch/amazon-cloudwatch-observability-agent-client-cert";
 

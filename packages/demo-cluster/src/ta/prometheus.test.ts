@@ -15,7 +15,7 @@ import type { Flavor } from "@allocation-lens/allocation/model";
 import { generateDemoPki, writePki, type PkiPaths } from "../certs";
 import { goQueryEscape } from "./encode";
 import { startTaServer, type TaServer } from "./server";
-import { assignedAddresses, fixtureState, NODE_EXPORTER } from "./test-fixture";
+import { assignedAddresses, fixtureState, NODE_EXPORTER } from "../../test/fixtures/ta-state";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
