@@ -108,10 +108,24 @@ const boundaries = [
   restrict("test-tools", TOOLS, [], DEMO_INTERNALS),
 ];
 
+/**
+ * No import circle (docs/ARCHITECTURE.md, "Boundaries"): a module that is imported, directly or through others, by what it
+ * imports is an initialisation-order bug waiting to happen and a sign that a shared piece sits in the wrong module. The rule
+ * is eslint-plugin-import's, which eslint-config-next registers with the TypeScript resolver (the `@/` alias and the
+ * workspace packages resolve to their files). It follows value imports: `import type` is erased at build time, and the rule
+ * cannot be made to follow it.
+ */
+const noCycle = {
+  name: "allocation-lens/no-cycle",
+  files: [SRC],
+  rules: { "import/no-cycle": ["error", { ignoreExternal: true }] },
+};
+
 const config = [
   ...next,
   ...nextTs,
   ...boundaries,
+  noCycle,
   { ignores: [".next/**", "node_modules/**", "test-results/**", "playwright-report/**", "artifacts/**", "next-env.d.ts"] },
 ];
 export default config;

@@ -1,6 +1,7 @@
 /**
  * The module boundaries of eslint.config.mjs (docs/ARCHITECTURE.md, "Boundaries") fail on a forbidden import and pass the
- * allowed ones: each case lints one import as if it were written in a file at `file`.
+ * allowed ones, and an import circle fails (import/no-cycle): each case lints one import as if it were written in a file at
+ * `file`.
  */
 import path from "node:path";
 import { ESLint } from "eslint";
@@ -8,17 +9,30 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 let eslint: ESLint;
+let withCycles: ESLint;
 
 async function errors(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
   return result.messages.filter((m) => m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax").map((m) => m.message);
 }
 
+/**
+ * import/no-cycle's findings for `code` as the content of `file`. The configured rule first computes the circles of the
+ * files on disk and checks only imports within one, so it cannot see a circle that exists only in `code`: `withCycles`
+ * runs it with that shortcut off (disableScc).
+ */
+async function cycles(file: string, code: string): Promise<string[]> {
+  const [result] = await withCycles.lintText(code, { filePath: path.join(ROOT, file) });
+  return result.messages.filter((m) => m.ruleId === "import/no-cycle").map((m) => m.message);
+}
+
 const uses = (spec: string) => `import * as m from "${spec}";\nexport const x = m;\n`;
 const usesLater = (spec: string) => `export const x = () => import("${spec}");\n`;
 
 beforeAll(() => {
-  eslint = new ESLint({ cwd: ROOT });
+  // import/no-cycle cannot lint a file that does not exist (the made-up paths below): the boundaries are checked without it
+  eslint = new ESLint({ cwd: ROOT, overrideConfig: { rules: { "import/no-cycle": "off" } } });
+  withCycles = new ESLint({ cwd: ROOT, overrideConfig: { rules: { "import/no-cycle": ["error", { ignoreExternal: true, disableScc: true }] } } });
 });
 
 describe("module boundaries", () => {
@@ -70,5 +84,21 @@ describe("module boundaries", () => {
   ];
   it.each(allowed)("%s may import %s", async (file, spec) => {
     expect(await errors(file, uses(spec))).toEqual([]);
+  });
+
+  it.each(["lib/api/schemas.ts", "server/poll/answers.ts", "components/data/queries.ts", "app/layout.tsx", "packages/demo-cluster/src/kube/routes.ts", "scripts/test.mjs", "test/acceptance/support.ts"])(
+    "lint forbids import circles in %s",
+    async (file) => {
+      const config = await new ESLint({ cwd: ROOT }).calculateConfigForFile(path.join(ROOT, file));
+      expect(config.rules["import/no-cycle"]?.[0]).toBe(2);
+    },
+  );
+
+  it("an import circle fails, value imports and re-exports alike", async () => {
+    // lib/snapshot.ts imports lib/api/schemas.ts: schemas importing the snapshot module back closes a circle
+    expect(await cycles("lib/api/schemas.ts", `import { SOURCE_STATES } from "@/lib/snapshot";\nexport const x = SOURCE_STATES;\n`)).toEqual(["Dependency cycle detected."]);
+    expect(await cycles("lib/api/schemas.ts", `export { SOURCE_STATES as X } from "@/lib/snapshot";\n`)).toEqual(["Dependency cycle detected."]);
+    // the same import from a module the snapshot does not reach is no circle
+    expect(await cycles("lib/api/routes.ts", `import { SOURCE_STATES } from "@/lib/snapshot";\nexport const x = SOURCE_STATES;\n`)).toEqual([]);
   });
 });
