@@ -1,6 +1,6 @@
 /**
  * The Helm chart deploy/helm/allocation-lens, rendered by a real helm (v3, built from its Go module by scripts/peers.mjs;
- * `npm test` builds it before vitest) with its default values and with each values file in its examples/ folder:
+ * `npm test` builds it before the real peers tier) with its default values and with each values file in its examples/ folder:
  * `helm lint`; every rendered object against the Kubernetes schemas (kubernetes-models, and the CRDs' models); the
  * rendered config.yaml accepted by the dashboard's own validator (lib/config); the security posture, the wiring and the
  * RBAC held to the calls the informers declare; a wrong value refused with its field named; and the chart's defaults
@@ -94,7 +94,7 @@ const LEASE_CALLS: Call[] = ["get", "create", "update"].map((verb) => ({ group: 
 const envOf = (c: Any): Record<string, Any> => Object.fromEntries(((c.env ?? []) as Any[]).map((e) => [e.name, e]));
 
 if (!fs.existsSync(HELM)) {
-  const reason = `helm is not built (${HELM}): scripts/peers.mjs ensureHelm() builds it with Go, which npm test runs first`;
+  const reason = `helm is not built (${HELM}): "node scripts/build-peers.mjs helm" builds it with Go (npm test and npm run test:real-peers do)`;
   if (requirePeers()) it("helm is available (ALLOCATION_LENS_REQUIRE_PEERS=1)", () => expect.fail(reason));
   else it.skip(`the Helm chart: ${reason}`, () => undefined);
 } else {

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
+const ROOT = path.resolve(import.meta.dirname, "../..");
 const NODE_ARGS = ["--conditions=react-server", "--import", "tsx"];
 /** Runs node with `args` in the repository, with a temporary directory of its own (TMPDIR): returns what it left there. */
 function run(args: string[], input?: string) {

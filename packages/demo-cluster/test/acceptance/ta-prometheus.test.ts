@@ -12,10 +12,10 @@ import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
 import type { Flavor } from "@allocation-lens/allocation/model";
-import { generateDemoPki, writePki, type PkiPaths } from "../certs";
-import { goQueryEscape } from "./encode";
-import { startTaServer, type TaServer } from "./server";
-import { assignedAddresses, fixtureState, NODE_EXPORTER } from "../../test/fixtures/ta-state";
+import { generateDemoPki, writePki, type PkiPaths } from "../../src/certs";
+import { goQueryEscape } from "../../src/ta/encode";
+import { startTaServer, type TaServer } from "../../src/ta/server";
+import { assignedAddresses, fixtureState, NODE_EXPORTER } from "../fixtures/ta-state";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 const HAVE_PROMETHEUS = existsSync(PROMETHEUS);
