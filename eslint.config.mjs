@@ -9,15 +9,12 @@ import nextTs from "eslint-config-next/typescript";
 // every restriction that applies to it.
 
 const SRC = "**/*.{ts,tsx,mts,cts,js,mjs,jsx}";
-const TESTS = [
-  "**/*.test.{ts,tsx}",
-  "**/*.spec.{ts,tsx}",
-  "e2e/**",
-  "server/acceptance/**",
-  "packages/demo-cluster/acceptance/**",
-  "test-support/**",
-  "**/test-*.ts",
-];
+/**
+ * Test code: unit tests beside their unit, and the test folders (test/ at the root, each package's test/, test-support/,
+ * e2e/). Nothing else under server/, lib/, components/, app/ or a package's src/ is test code: a fixture or a harness lives
+ * in a test folder, and product code may not import it (TEST_SUPPORT below).
+ */
+const TESTS = ["**/*.test.{ts,tsx}", "**/*.spec.{ts,tsx}", "e2e/**", "test/**", "packages/*/test/**", "test-support/**"];
 /** the bench and the attack suite: test drivers, which may use the general test support */
 const TOOLS = ["scripts/harness.mts", "scripts/bench.mts", "scripts/attack.mts", "scripts/attack-monitor.mts"];
 
@@ -49,11 +46,13 @@ const DEMO_INTERNALS = [
 const DEMO_FROM_BROWSER = [
   rule("^@allocation-lens/demo-cluster(?!/faults$)", "components/ import only @allocation-lens/demo-cluster/faults from the demo (its main entry is Node code)."),
 ];
-/** Test support (fixtures, harnesses, the general helpers in test-support/) is for tests only. */
+/** Test code (the test folders, fixtures, harnesses, the general helpers in test-support/, the tests) is for tests only. */
 const TEST_SUPPORT_MESSAGE =
-  "Only tests import test support (test-support/, test-*.ts, *.test.ts, server/acceptance/**, packages/demo-cluster/acceptance/**, e2e/**).";
+  "Product code imports no test code (test/, packages/*/test/, test-support/, e2e/, *.test.ts): move what both need into the product, or the import into a test.";
 const TEST_SUPPORT = [
-  rule("(^|/)(test-[^/]*|[^/]*\\.(test|spec)(\\.[cm]?[jt]sx?)?)$|(^|/)(acceptance|e2e)(/|$)", TEST_SUPPORT_MESSAGE),
+  rule("(^|/)(test-[^/]*|[^/]*\\.(test|spec)(\\.[cm]?[jt]sx?)?)$", TEST_SUPPORT_MESSAGE),
+  // a test folder in a path of ours (not a package's name such as @playwright/test)
+  rule("^(@/|\\.\\.?/|@allocation-lens/[^/]+/)(.*/)?(test|acceptance|e2e)(/|$)", TEST_SUPPORT_MESSAGE),
   rule("(^|/)test-support(/|$)", TEST_SUPPORT_MESSAGE),
 ];
 /**
@@ -101,7 +100,7 @@ const boundaries = [
   // the packages: self-contained; the allocation rules depend on nothing of the demo; no test support outside their tests
   restrict("allocation-tests", testsUnder("packages/allocation"), [], [...PACKAGE_SELF_CONTAINED, ...ALLOCATION_LAYER]),
   restrict("allocation", ["packages/allocation/" + SRC], TESTS, [...PACKAGE_SELF_CONTAINED, ...ALLOCATION_LAYER, ...TEST_SUPPORT]),
-  restrict("demo-tests", [...testsUnder("packages/demo-cluster"), "packages/demo-cluster/acceptance/**"], [], PACKAGE_SELF_CONTAINED),
+  restrict("demo-tests", [...testsUnder("packages/demo-cluster"), "packages/demo-cluster/test/**"], [], PACKAGE_SELF_CONTAINED),
   restrict("demo", ["packages/demo-cluster/" + SRC], TESTS, [...PACKAGE_SELF_CONTAINED, ...TEST_SUPPORT]),
   restrict("test-support", ["test-support/" + SRC], [], PACKAGE_SELF_CONTAINED),
   // scripts: production scripts get no test support; the bench and the attack suite may use it; neither reaches the demo's internals
@@ -109,10 +108,24 @@ const boundaries = [
   restrict("test-tools", TOOLS, [], DEMO_INTERNALS),
 ];
 
+/**
+ * No import circle (docs/ARCHITECTURE.md, "Boundaries"): a module that is imported, directly or through others, by what it
+ * imports is an initialisation-order bug waiting to happen and a sign that a shared piece sits in the wrong module. The rule
+ * is eslint-plugin-import's, which eslint-config-next registers with the TypeScript resolver (the `@/` alias and the
+ * workspace packages resolve to their files). It follows value imports: `import type` is erased at build time, and the rule
+ * cannot be made to follow it.
+ */
+const noCycle = {
+  name: "allocation-lens/no-cycle",
+  files: [SRC],
+  rules: { "import/no-cycle": ["error", { ignoreExternal: true }] },
+};
+
 const config = [
   ...next,
   ...nextTs,
   ...boundaries,
+  noCycle,
   { ignores: [".next/**", "node_modules/**", "test-results/**", "playwright-report/**", "artifacts/**", "next-env.d.ts"] },
 ];
 export default config;

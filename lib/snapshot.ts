@@ -1,17 +1,14 @@
 /**
  * The snapshot: everything known about one cluster at one instant (docs/ARCHITECTURE.md, "The snapshot"), and the status
  * of each source the poller reads. The poller (server/poller.ts) builds them; views, metrics, history and diagnostics read
- * them. Declared here only; pure types and the list of source states.
+ * them. Declared here only: pure types (the list of source states is declared with its schema, in lib/api/schemas.ts).
  */
 import type { Analysis } from "@/lib/analysis/types";
 import type { Flavor, Role } from "@/lib/model";
-import type { DiscoveryView, SourceView } from "@/lib/api/schemas";
+import { SOURCE_STATES, type DiscoveryView, type SourceView } from "@/lib/api/schemas";
 
-/**
- * `starting` (never answered yet), `ok`, `stale` (failed at the last poll, its last good data is still used) or `error`
- * (failed and never succeeded).
- */
-export const SOURCE_STATES = ["starting", "ok", "stale", "error"] as const;
+export { SOURCE_STATES };
+
 export type SourceState = (typeof SOURCE_STATES)[number];
 
 /**

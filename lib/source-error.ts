@@ -5,20 +5,10 @@
  * written to the server log once per change of error and never serialized into an answer (`toJSON` leaves it out).
  */
 import type { z } from "zod";
-import type { sourceErrorSchema } from "@/lib/api/schemas";
+import { SOURCE_ERROR_KINDS, type sourceErrorSchema } from "@/lib/api/schemas";
 
-export const SOURCE_ERROR_KINDS = [
-  "network", // connection refused/reset, DNS
-  "timeout",
-  "tls", // handshake, certificate
-  "http", // non-2xx answer
-  "too_large",
-  "parse", // not JSON / not Prometheus text
-  "schema", // JSON of the wrong shape
-  "forbidden", // 401/403
-  "not_found", // 404 (for a CRD: not installed)
-  "config",
-] as const;
+export { SOURCE_ERROR_KINDS };
+
 export type SourceErrorKind = (typeof SOURCE_ERROR_KINDS)[number];
 
 /** What an answer says of a failed source (`stale[].error`): declared by its schema in lib/api/schemas.ts. */

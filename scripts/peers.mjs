@@ -1,22 +1,23 @@
 // Test peers that are built rather than installed, each from its Go module with `go install` into a cache outside the
-// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused:
-// - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): `npm test` calls
-//   ensureOauth2Proxy() before Playwright;
-// - helm, for the Helm chart's tests (server/security/helm.test.ts): `npm test` calls ensureHelm() before vitest;
+// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused. `npm test` builds all four at its
+// start, in the background (`node scripts/build-peers.mjs <name>`, one process each), and waits for one only before the tier
+// that needs it:
+// - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): the browser tier;
+// - helm, for the Helm chart's tests (test/real-peers/helm.test.ts): the real peers tier;
 // - upstream's Target Allocator (otel-allocator), for the demo's `--ta real` and the suites held to the real allocator:
-//   `npm test` calls ensureRealTa() before vitest. It cannot be `go install`ed here (the module proxy refuses the module's
-//   version list, which `go install` reads for deprecation notices), so the pinned version's module is downloaded and
-//   built inside a copy of it with `go build` (docs/faithfulness.md, "Which allocator");
-// - the CloudWatch fork's Target Allocator, for the demo's `--flavor cloudwatch --ta real` and the suites held to it:
-//   `npm test` calls ensureCloudwatchTa() before vitest. No module proxy serves it: its source at the pinned commit comes
-//   from $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or a git-archive .tar.gz) or from a fetch of the public
-//   repository, checked against the commit id.
+//   the real peers tier. It cannot be `go install`ed here (the module proxy refuses the module's version list, which
+//   `go install` reads for deprecation notices), so the pinned version's module is downloaded and built inside a copy of
+//   it with `go build` (docs/faithfulness.md, "Which allocator");
+// - the CloudWatch fork's Target Allocator, for the demo's `--flavor cloudwatch --ta real` and the suites held to it: the
+//   real peers tier. No module proxy serves it: its source at the pinned commit comes from
+//   $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or a git-archive .tar.gz) or from a fetch of the public repository,
+//   checked against the commit id.
 // Where Go or the build is missing the tests are skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
 // they fail.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { findGo, peerCache, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { ensureCloudwatchTa, ensureRealTa, findGo, peerCache, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
 
 export { findGo, peerCache, requirePeers };
 // upstream's Target Allocator is the demo cluster's peer: its build lives in the demo's package
@@ -71,3 +72,12 @@ export const helmPath = () => HELM.path();
 export const ensureOauth2Proxy = (options) => OAUTH2_PROXY.ensure(options);
 /** The helm binary (helm.sh/helm/v3), built when absent, as ensureOauth2Proxy. */
 export const ensureHelm = (options) => HELM.ensure(options);
+
+/** Every Go-built test peer by name, in the order `npm test` wants them. */
+export const GO_PEERS = {
+  helm: ensureHelm,
+  "otel-allocator": ensureRealTa,
+  "cloudwatch-target-allocator": ensureCloudwatchTa,
+  "oauth2-proxy": ensureOauth2Proxy,
+};
+

@@ -1,34 +1,47 @@
 #!/usr/bin/env node
-// `npm test`: every test. Installs the Debian test peers it needs when run as root (chromium for e2e, prometheus for the
-// real-client integration test), or stops with a message naming the package; builds helm (for the Helm chart's tests, before
-// vitest), upstream's Target Allocator and the CloudWatch fork's (for the suites held to the real allocators, before
-// vitest) and oauth2-proxy (for the
-// browser test of embedding behind sign-in) once each with Go (cached, scripts/peers.mjs).
-// Runs lint and type checks, the unit and integration tests (vitest), builds the app and runs the browser tests
-// (Playwright), then prints `N passed, N failed` computed from the runners' own JSON reports (also written to
-// artifacts/test-summary.json).
-import { spawnSync } from "node:child_process";
+// `npm test`: every test, tier by tier (CONTRIBUTING.md, "Tests"). Installs the Debian test peers it needs when run as
+// root (chromium for the browser tier, prometheus and kubectl for the acceptance tier), or stops with a message naming the
+// package. Starts building the Go test peers at once, in the background and at a lower priority, one process each
+// (helm, upstream's Target Allocator, the CloudWatch fork's, oauth2-proxy: scripts/peers.mjs, cached; their logs in
+// artifacts/peers/), and meanwhile runs:
+//   checks       eslint and tsc, side by side
+//   unit         vitest --project unit: the tests beside the code
+//   build        next build and the bundled server entry
+//   acceptance   vitest --project acceptance: the demo-cluster suites (test/acceptance, test/integration, test/deploy,
+//                packages/*/test/acceptance)
+//   built        vitest --project built: the built server (standalone, two replicas); needs no Go peer, so it runs
+//                while they may still compile
+//   real peers   vitest --project real-peers --project differential, once helm and both allocators are built (or known
+//                missing)
+//   browser      Playwright, once oauth2-proxy is built
+// It prints each tier's counts and wall time, then `N passed, N failed` computed from the runners' own JSON reports (also
+// written to artifacts/test-summary.json).
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureCloudwatchTa, ensureHelm, ensureOauth2Proxy, ensureRealTa, requirePeers } from "./peers.mjs";
+import { GO_PEERS, requirePeers } from "./peers.mjs";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const artifacts = path.join(root, "artifacts");
-fs.mkdirSync(artifacts, { recursive: true });
+fs.mkdirSync(path.join(artifacts, "peers"), { recursive: true });
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const started = Date.now();
+const clock = () => `${Math.round((Date.now() - started) / 1000)} s`;
+const mmss = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
 
-const PEERS = [
+const DEBIAN_PEERS = [
   { cmd: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", pkg: "chromium", why: "the Playwright browser tests" },
   { cmd: "/usr/bin/prometheus", pkg: "prometheus", why: "the test with a real Prometheus as HTTP-SD client" },
   { cmd: ["/usr/bin/kubectl", "/usr/local/bin/kubectl"], pkg: "kubernetes-client", why: "the tests with a real kubectl and the rendering of deploy/" },
 ];
-const missing = PEERS.filter((p) => ![p.cmd].flat().some((c) => fs.existsSync(c)));
+const missing = DEBIAN_PEERS.filter((p) => ![p.cmd].flat().some((c) => fs.existsSync(c)));
 if (missing.length) {
   const pkgs = missing.map((p) => p.pkg);
   if (process.getuid?.() === 0) {
     console.log(`npm test: installing Debian packages ${pkgs.join(", ")}...`);
+    const { spawnSync } = await import("node:child_process");
     const opts = { stdio: "inherit", env: { ...env, DEBIAN_FRONTEND: "noninteractive" } };
     const up = spawnSync("apt-get", ["update", "-qq"], opts);
     const inst = up.status === 0 ? spawnSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...pkgs], opts) : up;
@@ -42,83 +55,166 @@ if (missing.length) {
   }
 }
 
-const run = (label, cmd, args, extraEnv = {}) => {
-  console.log(`\n== ${label}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
-  return r.status ?? 1;
-};
+/**
+ * Runs a command to its end: its output goes to the terminal as it comes, or, with `capture`, into the returned text
+ * (for steps that run side by side, printed whole when they end). Resolves { code, ms, output }.
+ */
+function run(cmd, args, { capture = false, extraEnv = {}, logFile } = {}) {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const out = logFile ? fs.openSync(logFile, "w") : undefined;
+    const stdio = out !== undefined ? ["ignore", out, out] : capture ? ["ignore", "pipe", "pipe"] : "inherit";
+    const child = spawn(cmd, args, { cwd: root, stdio, env: { ...env, ...extraEnv } });
+    let output = "";
+    if (capture && out === undefined) {
+      child.stdout.on("data", (d) => (output += d));
+      child.stderr.on("data", (d) => (output += d));
+    }
+    child.on("error", (e) => (output += `${e.message}\n`));
+    child.on("close", (code, signal) => {
+      if (out !== undefined) fs.closeSync(out);
+      resolve({ code: code ?? (signal ? 1 : 0), ms: Date.now() - t0, output });
+    });
+  });
+}
 
-const results = { suites: [], passed: 0, failed: 0, skipped: 0 };
-let failedStep = false;
+const tiers = [];
+const checks = [];
 
-if (run("lint", bin("eslint"), [".", "--max-warnings=0"]) !== 0) failedStep = true;
-if (run("type check", bin("tsc"), ["--noEmit", "-p", "."]) !== 0) failedStep = true;
-
-// The standalone-server test builds its own copy of the app (about 1.4 GiB at peak): it runs alone, after the main build.
-const STANDALONE_TEST = "server/security/standalone.test.ts";
-// The replicas test runs two built servers (.next/allocation-lens-server.mjs): after the build too.
-const REPLICAS_TEST = "server/lease/replicas.test.ts";
-
-function vitest(label, name, args) {
-  const file = path.join(artifacts, `${name}.json`);
+/** One or more vitest projects, in one run: their counts from its JSON report. */
+async function vitestTier(tier, projects, label) {
+  projects = [projects].flat();
+  const file = path.join(artifacts, `vitest-${projects.join("+")}.json`);
   fs.rmSync(file, { force: true });
-  run(label, bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${file}`, ...args]);
-  if (!fs.existsSync(file)) return { runner: name, passed: 0, failed: 1, skipped: 0, note: "no JSON report" };
-  const v = JSON.parse(fs.readFileSync(file, "utf8"));
-  // A file that fails outside its tests (load error, beforeAll) has no failed test of its own: count it as a failure.
-  const brokenFiles = (v.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")).length;
-  return { runner: name, passed: v.numPassedTests, failed: v.numFailedTests + brokenFiles, skipped: v.numPendingTests + (v.numTodoTests ?? 0) };
+  console.log(`\n== ${label} (vitest ${projects.map((p) => `--project ${p}`).join(" ")}) at ${clock()}`);
+  const r = await run(bin("vitest"), ["run", ...projects.flatMap((p) => ["--project", p]), "--reporter=default", "--reporter=json", `--outputFile.json=${file}`]);
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  if (!fs.existsSync(file)) Object.assign(counts, { failed: 1, note: "no JSON report" });
+  else {
+    const v = JSON.parse(fs.readFileSync(file, "utf8"));
+    // A file that fails outside its tests (load error, beforeAll) has no failed test of its own: count it as a failure.
+    const brokenFiles = (v.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")).length;
+    Object.assign(counts, { passed: v.numPassedTests, failed: v.numFailedTests + brokenFiles, skipped: v.numPendingTests + (v.numTodoTests ?? 0) });
+    if (r.code !== 0 && counts.failed === 0) Object.assign(counts, { failed: 1, note: `vitest exited ${r.code}` });
+  }
+  tiers.push({ tier, runner: `vitest ${projects.join(" + ")}`, ms: r.ms, ...counts });
 }
 
-/** A Go-built test peer: built once (cached), or the reason it is missing and what that means for its tests. */
-function goPeer(label, ensure, what) {
-  console.log(`\n== test peer: ${label}`);
-  const peer = ensure();
-  if ("missing" in peer) console.log(`npm test: ${peer.missing}: ${what} ${requirePeers() ? "fail (ALLOCATION_LENS_REQUIRE_PEERS=1)" : "are skipped"}`);
-  else console.log(`${label}: ${peer.path}${peer.built ? ` (built in ${peer.seconds} s)` : " (cached)"}`);
+// The Go-built test peers: all four start now, each in a process of its own at a lower priority (nice), so that they
+// compile while the checks, the unit tier, the build and the acceptance tier run, and slow no timing of a test much.
+// oauth2-proxy, needed last (Playwright), gets the least CPU while the others compile. A tier waits only for the peers it
+// needs.
+const NICE = { "oauth2-proxy": "19" };
+const peers = Object.fromEntries(
+  Object.keys(GO_PEERS).map((name) => {
+    const logFile = path.join(artifacts, "peers", `${name}.log`);
+    const job = run("nice", ["-n", NICE[name] ?? "10", process.execPath, path.join(root, "scripts", "build-peers.mjs"), name], { logFile }).then((r) => {
+      const last = fs.readFileSync(logFile, "utf8").trim().split("\n").pop() ?? "";
+      let peer;
+      try {
+        peer = JSON.parse(last);
+      } catch {
+        peer = { peer: name, missing: `scripts/build-peers.mjs ${name} exited ${r.code} (artifacts/peers/${name}.log)` };
+      }
+      return { ...peer, ms: r.ms, logFile };
+    });
+    return [name, job];
+  }),
+);
+console.log(`npm test: building the Go test peers in the background (${Object.keys(peers).join(", ")}; logs in artifacts/peers/)`);
+
+/** Waits for the named peers, saying what each means for the tests that need it. */
+async function needPeers(names, what) {
+  const t0 = Date.now();
+  for (const name of names) {
+    const p = await peers[name];
+    if ("missing" in p) {
+      console.log(`npm test: ${name} is missing: ${p.missing} (log: ${path.relative(root, p.logFile)}); ${what} ${requirePeers() ? "fail (ALLOCATION_LENS_REQUIRE_PEERS=1)" : "are skipped"}`);
+      const tail = fs.readFileSync(p.logFile, "utf8").trim().split("\n").slice(-15).join("\n");
+      if (tail) console.log(tail);
+    } else console.log(`test peer ${name}: ${p.path}${p.built ? ` (built in ${p.seconds} s)` : " (cached)"}`);
+  }
+  const waited = Date.now() - t0;
+  if (waited > 1000) console.log(`(waited ${mmss(waited)} for ${names.join(", ")})`);
+  return waited;
 }
 
-// helm for the Helm chart's tests (server/security/helm.test.ts), which vitest runs: built once from its Go module
-goPeer("helm", ensureHelm, "the Helm chart's tests");
-// upstream's Target Allocator for the suites held to the real allocator (test-support/real-ta.ts): built once from its module
-goPeer("otel-allocator", ensureRealTa, "the tests against the real Target Allocator");
-// the CloudWatch fork's Target Allocator for the suites held to it: built once from its source (ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or a fetch)
-goPeer("cloudwatch-target-allocator", ensureCloudwatchTa, "the tests against the CloudWatch fork's Target Allocator");
+// checks: lint and types side by side, each printed whole when it ends
+console.log(`\n== checks: eslint and tsc at ${clock()}`);
+const checkStart = Date.now();
+await Promise.all(
+  [
+    ["lint", bin("eslint"), [".", "--max-warnings=0"]],
+    ["type check", bin("tsc"), ["--noEmit", "-p", "."]],
+  ].map(async ([label, cmd, args]) => {
+    const r = await run(cmd, args, { capture: true });
+    console.log(`\n-- ${label}: ${r.code === 0 ? "ok" : `failed (exit ${r.code})`} in ${mmss(r.ms)}`);
+    if (r.output.trim()) console.log(r.output.trimEnd());
+    checks.push({ label, ok: r.code === 0, ms: r.ms });
+  }),
+);
+const checksMs = Date.now() - checkStart;
 
-results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST]));
+await vitestTier("unit", "unit", "unit tier");
 
-// `npm run build`: the app, then the server entry and the poll worker bundled beside it (the replicas test runs them)
-const built = () =>
-  run("build", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"]) === 0 &&
-  run("bundle the server entry", process.execPath, [path.join(root, "scripts", "build-server.mjs")]) === 0;
-if (!built()) {
-  results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "build failed" });
+console.log(`\n== build (next build, then the server entry) at ${clock()}`);
+const buildStart = Date.now();
+const built =
+  (await run(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"])).code === 0 &&
+  (await run(process.execPath, [path.join(root, "scripts", "build-server.mjs")])).code === 0;
+const buildMs = Date.now() - buildStart;
+
+await vitestTier("acceptance", "acceptance", "acceptance tier");
+
+if (built) await vitestTier("built", "built", "the built server (vitest)");
+else tiers.push({ tier: "built", runner: "vitest built", ms: 0, passed: 0, failed: 1, skipped: 0, note: "build failed" });
+
+console.log(`\n== real peers tier: waiting for helm and both allocators at ${clock()}`);
+const realWait = await needPeers(["helm", "otel-allocator", "cloudwatch-target-allocator"], "the suites held to them");
+await vitestTier("real peers", ["real-peers", "differential"], "real peers tier");
+tiers.at(-1).waitedMs = realWait;
+
+if (!built) {
+  tiers.push({ tier: "browser", runner: "playwright", ms: 0, passed: 0, failed: 1, skipped: 0, note: "build failed" });
 } else {
-  results.suites.push(vitest("standalone server test (vitest)", "vitest-standalone", [STANDALONE_TEST]));
-  results.suites.push(vitest("two replicas on one Lease (vitest, the built server)", "vitest-replicas", [REPLICAS_TEST]));
-  // oauth2-proxy for the embedding-behind-sign-in browser test: built once from its Go module, then cached
-  goPeer("oauth2-proxy", ensureOauth2Proxy, "the embedding tests");
+  console.log(`\n== browser tier (playwright) at ${clock()}`);
+  const pwWait = await needPeers(["oauth2-proxy"], "the embedding tests");
   const pwJson = path.join(artifacts, "playwright.json");
   fs.rmSync(pwJson, { force: true });
-  run("browser tests (playwright)", bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  const r = await run(bin("playwright"), ["test"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson } });
   if (fs.existsSync(pwJson)) {
     const s = JSON.parse(fs.readFileSync(pwJson, "utf8")).stats ?? {};
-    results.suites.push({ runner: "playwright", passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0, flaky: s.flaky ?? 0 });
+    tiers.push({ tier: "browser", runner: "playwright", ms: r.ms, waitedMs: pwWait, passed: s.expected ?? 0, failed: (s.unexpected ?? 0) + (s.flaky ?? 0), skipped: s.skipped ?? 0, flaky: s.flaky ?? 0 });
   } else {
-    results.suites.push({ runner: "playwright", passed: 0, failed: 1, skipped: 0, note: "no JSON report" });
+    tiers.push({ tier: "browser", runner: "playwright", ms: r.ms, passed: 0, failed: 1, skipped: 0, note: "no JSON report" });
   }
 }
 
-for (const s of results.suites) {
-  results.passed += s.passed;
-  results.failed += s.failed;
-  results.skipped += s.skipped;
-}
-if (failedStep) results.failed += 1;
-results.checksFailed = failedStep;
+// a peer build nothing waited for (the build failed) is waited for here, and counts in the summary
+const peerResults = await Promise.all(Object.values(peers));
+const checksFailed = checks.some((c) => !c.ok);
+const results = {
+  suites: tiers.map(({ runner, passed, failed, skipped, note, flaky }) => ({ runner, passed, failed, skipped, ...(flaky ? { flaky } : {}), ...(note ? { note } : {}) })),
+  tiers: tiers.map(({ tier, runner, ms, waitedMs }) => ({ tier, runner, seconds: Math.round(ms / 1000), waitedForPeersSeconds: Math.round((waitedMs ?? 0) / 1000) })),
+  peers: peerResults.map(({ peer, path: p, built: b, seconds, missing: m }) => ({ peer, ...(m ? { missing: m } : { path: p, built: b, seconds }) })),
+  passed: tiers.reduce((s, t) => s + t.passed, 0),
+  failed: tiers.reduce((s, t) => s + t.failed, 0) + (checksFailed ? 1 : 0),
+  skipped: tiers.reduce((s, t) => s + t.skipped, 0),
+  checksFailed,
+  seconds: Math.round((Date.now() - started) / 1000),
+};
 fs.writeFileSync(path.join(artifacts, "test-summary.json"), JSON.stringify(results, null, 2));
-console.log("");
-for (const s of results.suites) console.log(`${s.runner}: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${s.note ? ` (${s.note})` : ""}`);
-if (failedStep) console.log("lint or type check failed (counted as 1 failure)");
+
+console.log("\nTiers (wall time; one after the other, the Go peers building beside them):");
+const row = (name, ms, text) => console.log(`  ${name.padEnd(12)} ${mmss(ms).padStart(7)}  ${text}`);
+row("checks", checksMs, checks.map((c) => `${c.label} ${c.ok ? "ok" : "FAILED"} (${mmss(c.ms)})`).join(", "));
+const waited = (t) => (t.waitedMs > 1000 ? `, after waiting ${mmss(t.waitedMs)} for its peers` : "");
+const tierRow = (t) => row(t.tier, t.ms, `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped${t.note ? ` (${t.note})` : ""}${waited(t)}`);
+tierRow(tiers.find((t) => t.tier === "unit"));
+row("build", buildMs, built ? "ok" : "FAILED");
+for (const t of tiers.filter((x) => x.tier !== "unit")) tierRow(t);
+console.log(`  Go peers: ${peerResults.map((p) => `${p.peer} ${"missing" in p ? "missing" : p.built ? `built in ${p.seconds} s` : "cached"}`).join(", ")}`);
+console.log(`  total ${mmss(Date.now() - started)}`);
+if (checksFailed) console.log("lint or type check failed (counted as 1 failure)");
 console.log(`${results.passed} passed, ${results.failed} failed${results.skipped ? `, ${results.skipped} skipped` : ""}`);
 process.exit(results.failed ? 1 : 0);

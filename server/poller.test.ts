@@ -10,9 +10,9 @@ import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
 import { ClusterPoller, MAX_FIRST_POLL_WAITERS } from "@/server/poller";
 import type { Snapshot } from "@/lib/snapshot";
-import { startTestKube } from "@/server/kube/test-fixtures";
+import { startTestKube } from "@/test/fixtures/kube";
 import { until } from "@allocation-lens/test-support/wait";
-import { dribble, jobAnswer, NS, SELECTOR, startFakeTa } from "@/server/ta/test-fixtures";
+import { dribble, jobAnswer, NS, SELECTOR, startFakeTa } from "@/test/fixtures/ta";
 
 let dir: string;
 beforeAll(() => {

@@ -35,11 +35,11 @@ function peerSuite(name: string, ta: RealTaBinary | undefined, reason: string, b
 }
 
 export function realTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
-  const reason = `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): scripts/peers.mjs ensureRealTa() builds it with Go 1.24 or newer, which npm test runs first`;
+  const reason = `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): "node scripts/build-peers.mjs otel-allocator" builds it with Go 1.24 or newer (npm test and npm run test:real-peers do)`;
   peerSuite(name, realTaBinary(), reason, body);
 }
 
 export function cloudwatchTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
-  const reason = `the CloudWatch fork's allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) is not built (${cloudwatchTaPath()}): scripts/peers.mjs ensureCloudwatchTa() builds it with Go 1.26 or newer from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository, which npm test runs first`;
+  const reason = `the CloudWatch fork's allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) is not built (${cloudwatchTaPath()}): "node scripts/build-peers.mjs cloudwatch-target-allocator" builds it with Go 1.26 or newer from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository (npm test and npm run test:real-peers do)`;
   peerSuite(name, cloudwatchTaBinary(), reason, body);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ev } from "@/lib/analysis/test-events";
+import { ev } from "@/test/fixtures/events";
 import { bucketIndex, series, timeline } from "@/lib/analysis/churn-buckets";
 
 

@@ -4,7 +4,7 @@ import { ROLES } from "@/lib/model";
 import { CLUSTER_SCRAPER_VALUE, DEFAULT_SCRAPER_ANNOTATION, EARLIER_SCRAPER_ANNOTATION, SCRAPER_ANNOTATIONS, expectedRoute } from "@/lib/routing";
 import { classify, imbalance, localityRatio } from "@/lib/analysis/classify";
 import { buildNodes } from "@/lib/analysis/nodes";
-import { monitorRef, monitorRows } from "@/lib/analysis/test-monitors";
+import { monitorRef, monitorRows } from "@/test/fixtures/monitors";
 import {
   emptyClassCounts,
   type Analysis,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ROLES, type MonitorRef, type Role } from "@/lib/model";
 import { DEFAULT_SCRAPER_ANNOTATION as NEW_KEY, EARLIER_SCRAPER_ANNOTATION as OLD_KEY } from "@/lib/routing";
-import { monitorRef, monitorRows } from "@/lib/analysis/test-monitors";
+import { monitorRef, monitorRows } from "@/test/fixtures/monitors";
 
 const mon = monitorRef;
 /** Both TAs read `taKey` (one operator build); the dashboard is configured with `configured`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ev } from "@/lib/analysis/test-events";
+import { ev } from "@/test/fixtures/events";
 import { rankFlapping, readinessTransition, ReadinessTracker } from "@/lib/analysis/readiness";
 
 function pod(name: string, o: { phase?: string; ready?: boolean; node?: string; deleting?: boolean } = {}) {

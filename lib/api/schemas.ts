@@ -4,15 +4,36 @@
  * the view builders (lib/views) and the analysis (lib/analysis/types.ts) use these types, lib/api/openapi.ts builds
  * docs/openapi.json from the schemas (API_ROUTES in lib/api/routes.ts says which schema answers which route), and the
  * acceptance tests parse real answers with them. Objects are strict: a field a builder adds without its schema fails the
- * type check (object literals) or the acceptance tests (spreads). Value lists (roles, flavors, classes...) come from
- * lib/model.ts and the modules that own them.
+ * type check (object literals) or the acceptance tests (spreads). Value lists of the vocabulary (roles, flavors, classes...)
+ * come from lib/model.ts; the API's own (source states, error kinds, churn sources) are declared here, below everything
+ * they are built from, and re-exported by the modules that speak of them (lib/snapshot.ts, lib/source-error.ts...).
  */
 import { z } from "zod";
 import type { MonitorRef, Role, TargetClass } from "@/lib/model";
 import { FLAVORS, OWNERSHIPS, ROLES, TARGET_CLASSES } from "@/lib/model";
-import { SOURCE_ERROR_KINDS } from "@/lib/source-error";
-import { SOURCE_STATES } from "@/lib/snapshot";
-import { CHURN_SOURCES } from "@/lib/views/churn-source";
+
+/** The kinds of a source's failure (lib/source-error.ts: SourceError). */
+export const SOURCE_ERROR_KINDS = [
+  "network", // connection refused/reset, DNS
+  "timeout",
+  "tls", // handshake, certificate
+  "http", // non-2xx answer
+  "too_large",
+  "parse", // not JSON / not Prometheus text
+  "schema", // JSON of the wrong shape
+  "forbidden", // 401/403
+  "not_found", // 404 (for a CRD: not installed)
+  "config",
+] as const;
+
+/**
+ * `starting` (never answered yet), `ok`, `stale` (failed at the last poll, its last good data is still used) or `error`
+ * (failed and never succeeded).
+ */
+export const SOURCE_STATES = ["starting", "ok", "stale", "error"] as const;
+
+/** Which source the churn view is asked to read (lib/views/churn-source.ts). */
+export const CHURN_SOURCES = ["auto", "local", "prometheus"] as const;
 
 export const roleSchema = z.enum(ROLES).meta({ description: "which agent a TA serves" });
 export const flavorSchema = z.enum(FLAVORS);

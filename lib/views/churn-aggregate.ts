@@ -9,7 +9,7 @@ import { ROLES } from "@/lib/model";
 import { bucketIndex, bucketStart, series, type Range, type SeriesPoint, type TimelineBucket } from "@/lib/analysis/churn-buckets";
 import { mergeReassignments, type ReassignmentRecord, type ReassignmentTotals } from "@/lib/analysis/reassignments";
 import { rankFlapping, type Flapper, type ReadinessEvent } from "@/lib/analysis/readiness";
-import { EVENTS_SHOWN, narrowChurnRows, type ChurnFilter, type ChurnRows } from "@/lib/views/churn";
+import { EVENTS_SHOWN, narrowChurnRows, type ChurnFilter, type ChurnRows } from "@/lib/views/churn-rows";
 
 /**
  * Reassignment records read for a view narrowed to a node or a pod (those are narrowed record by record in JavaScript):

@@ -3,8 +3,10 @@
  * Prometheus-compatible backend that scraped the dashboard's `allocation_lens_` series (history.prometheus). Pure.
  */
 import { z } from "zod";
+import { CHURN_SOURCES } from "@/lib/api/schemas";
 
-export const CHURN_SOURCES = ["auto", "local", "prometheus"] as const;
+export { CHURN_SOURCES };
+
 export type ChurnSourceParam = (typeof CHURN_SOURCES)[number];
 export const churnSourceSchema = z.enum(CHURN_SOURCES, { message: 'expected "auto", "local" or "prometheus"' });
 

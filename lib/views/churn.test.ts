@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { ReassignmentRecord } from "@/lib/analysis/reassignments";
 import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import { aggregateChurn } from "@/lib/views/churn-aggregate";
-import { churnQueryKey, MAX_LAST_MS, maxChurnRangeMs, narrowChurnRows, narrowReassignment, parseChurnQuery, toChurnView, type ChurnQuery } from "@/lib/views/churn";
+import { churnQueryKey, MAX_LAST_MS, maxChurnRangeMs, parseChurnQuery, toChurnView, type ChurnQuery } from "@/lib/views/churn";
+import { narrowChurnRows, narrowReassignment } from "@/lib/views/churn-rows";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const q = (s: string) => parseChurnQuery(new URLSearchParams(s), NOW);

@@ -1,4 +1,4 @@
-import { roleSummary, targetRow } from "./test-rows";
+import { roleSummary, targetRow } from "@/test/fixtures/rows";
 import { describe, expect, it } from "vitest";
 import type { CollectorRow, TargetRow } from "@/lib/analysis/types";
 import { groupGhosts, lostListState, toLostView, type LostRole } from "./lost";

@@ -4,7 +4,7 @@
  */
 import type { Ownership, Role } from "@/lib/model";
 import type { MonitorRow } from "@/lib/analysis/types";
-import type { SourceView } from "@/lib/views/summary";
+import type { SourceView } from "@/lib/api/schemas";
 import type { OwnershipView } from "@/lib/views/monitors";
 
 /** Problems first, as the API sorts them. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RoleDetails, RoleSummary } from "@/lib/api/schemas";
 import { LOCALITY_EXPECTED, localityNote, scraperCard } from "./role-card";
-import { roleSummary } from "./test-rows";
+import { roleSummary } from "@/test/fixtures/rows";
 
 const summary = (over: Partial<RoleSummary> = {}): RoleSummary =>
   roleSummary({

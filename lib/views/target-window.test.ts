@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TargetRow } from "@/lib/analysis/types";
-import { targetRow } from "./test-rows";
+import { targetRow } from "@/test/fixtures/rows";
 import { filterParams, isFiltered, keyedRows, pagesFor, pagesToFetch, rowAt, samePages, targetKey, toggleClass, type TargetFilters } from "./target-window";
 
 const none: TargetFilters = { q: null, class: null, node: null, collector: null, job: null, role: null, sort: "job" };

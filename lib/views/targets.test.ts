@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TargetRow } from "@/lib/analysis/types";
-import { targetRow } from "./test-rows";
+import { targetRow } from "@/test/fixtures/rows";
 import { CACHE_PER_SNAPSHOT, matchAndSort, pageTargets, targetCacheKey, targetQuerySchema } from "./targets";
 
 const row = targetRow;

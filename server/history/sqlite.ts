@@ -12,7 +12,7 @@ import { bucketStart, type Range, type SeriesPoint } from "@/lib/analysis/churn-
 import { mergeReassignments, SAMPLE_CAP, type ReassignmentRecord, type ReassignmentTotals, type TargetMove } from "@/lib/analysis/reassignments";
 import type { PollPoint } from "@/lib/analysis/poll-points";
 import type { ReadinessEvent, ReadinessKind } from "@/lib/analysis/readiness";
-import { EVENTS_SHOWN } from "@/lib/views/churn";
+import { EVENTS_SHOWN } from "@/lib/views/churn-rows";
 import { aggregateChurn, FLAPPING_SHOWN, isFiltered, REASSIGNMENTS_READ, type BucketCount, type ChurnAggregate, type ChurnAggregateQuery } from "@/lib/views/churn-aggregate";
 import { DAY_MS, MAINTENANCE_EVERY_MS, ROWS_READ, type HistoryBatch, type HistoryLimits, type HistoryStatus, type HistoryStore } from "@/server/history/types";
 

@@ -9,10 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
 import { startKubeSources, type KubeSources } from "@/server/kube/informers";
-import { startTestKube, type TestKube } from "@/server/kube/test-fixtures";
+import { startTestKube, type TestKube } from "@/test/fixtures/kube";
 import { until } from "@allocation-lens/test-support/wait";
-import { NS, SELECTOR } from "@/server/ta/test-fixtures";
-import { node } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
+import { NS, SELECTOR } from "@/test/fixtures/ta";
+import { node } from "@allocation-lens/demo-cluster/test/fixtures/kube";
 
 let dir: string;
 beforeAll(() => {

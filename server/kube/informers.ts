@@ -284,7 +284,7 @@ export interface KubeSources {
 
 /**
  * Every Kubernetes API call the informers of one cluster make: (group, resource, verb, namespace or cluster-wide). The
- * deploy/ RBAC is held to this list (server/security/rbac.test.ts, which also records the calls the informers really make
+ * deploy/ RBAC is held to this list (test/deploy/rbac.test.ts, which also records the calls the informers really make
  * against the demo Kubernetes API): a namespaced Role for the collectors' pods in their namespaces, a ClusterRole for
  * nodes and the monitors, list and watch only. An informer lists, then watches; it never gets one object.
  */

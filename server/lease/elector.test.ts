@@ -10,7 +10,7 @@ import path from "node:path";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
 import { waitUntil } from "@allocation-lens/test-support/wait";
 import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
-import { demoStore } from "@allocation-lens/demo-cluster/internal/kube/test-fixtures";
+import { demoStore } from "@allocation-lens/demo-cluster/test/fixtures/kube";
 import { ADDRESS_ANNOTATION } from "@/lib/lease/election";
 import { ClusterLease, leaseCalls, type LeaseView } from "@/server/lease/elector";
 

@@ -19,17 +19,10 @@ import { ApiError, queryParams } from "@/server/api-error";
 import { churnAnswer, flappingFor } from "@/server/history/churn-service";
 import { historyFor } from "@/server/history/registry";
 
-import { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
+import { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerQuestion, type AnswerRoute } from "@/server/poll/protocol";
 
-export { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerRoute };
+export { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerQuestion, type AnswerRoute };
 
-export interface AnswerQuestion {
-  route: AnswerRoute;
-  /** the request's query string, `cluster` included or not */
-  search: string;
-  /** the path parameter (`node`: the node's name) */
-  name?: string;
-}
 
 export interface AnswerContext {
   snapshot: Snapshot;

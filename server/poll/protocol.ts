@@ -5,12 +5,20 @@
  */
 import type { Role } from "@/lib/model";
 import type { Snapshot } from "@/lib/snapshot";
-import type { AnswerQuestion } from "@/server/poll/answers";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
 
 /** The cluster routes whose answers the worker computes (server/poll/answers.ts). */
 export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
 export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
+
+/** A question for the worker: a cluster route with its query string (server/poll/answers.ts answers it). */
+export interface AnswerQuestion {
+  route: AnswerRoute;
+  /** the request's query string, `cluster` included or not */
+  search: string;
+  /** the path parameter (`node`: the node's name) */
+  name?: string;
+}
 
 /**
  * Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for.

@@ -11,7 +11,7 @@ import { SourceError } from "@/lib/source-error";
 import { extractJobTargets } from "@/lib/ta/extract";
 import { JobTargetsScanner } from "@/lib/ta/scan";
 import { TaClient } from "@/server/ta/client";
-import { dribble, jobAnswer, sendJson, startFakeTa, taConfig, type FakeTa } from "@/server/ta/test-fixtures";
+import { dribble, jobAnswer, sendJson, startFakeTa, taConfig, type FakeTa } from "@/test/fixtures/ta";
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {

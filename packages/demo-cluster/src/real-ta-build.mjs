@@ -1,6 +1,6 @@
 // Upstream's Target Allocator (otel-allocator), built from its Go module into a cache outside the repository
 // (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused: for the demo's `--ta real` and for the suites
-// held to the real allocator (`npm test` builds it before vitest, through scripts/peers.mjs). It cannot be `go install`ed
+// held to the real allocator (`npm test` builds it before the real peers tier, through scripts/peers.mjs). It cannot be `go install`ed
 // here: the module proxy refuses the module's version list, which `go install` reads for deprecation notices. So the pinned
 // version's module is downloaded and built inside a writable copy of it with `go build`, its own go.mod and go.sum pinning
 // every dependency (docs/faithfulness.md, "Which allocator"). Plain JavaScript, so that plain `node` scripts can import it.

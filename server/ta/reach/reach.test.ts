@@ -1,5 +1,5 @@
 /**
- * The reaches of a TA against a small Kubernetes API server in the test (./test-fixtures.ts): a whole reading through a
+ * The reaches of a TA against a small Kubernetes API server in the test (test/fixtures/reach.ts): a whole reading through a
  * port-forward with mTLS (the TA sees our client certificate, taken from a Secret), through the service proxy, a tunnel
  * broken while an answer is on its way, the error channel, the refusals (403 on the upgrade, the Secret's errors), and that
  * no certificate or key bytes appear in an error or a log line.
@@ -12,8 +12,8 @@ import { TaClient } from "@/server/ta/client";
 import { TaHttp, taFileReader } from "@/server/ta/http";
 import { taTransport, type Reach } from "@/server/ta/reach";
 import { readTlsSecret } from "@/server/ta/secret-tls";
-import { dribble, jobAnswer, startFakeTa, taConfig, type FakeTa, failure } from "@/server/ta/test-fixtures";
-import { startFakeKube, startMtlsFront, type FakeKube } from "@/server/ta/reach/test-fixtures";
+import { dribble, jobAnswer, startFakeTa, taConfig, type FakeTa, failure } from "@/test/fixtures/ta";
+import { startFakeKube, startMtlsFront, type FakeKube } from "@/test/fixtures/reach";
 
 const NS = "amazon-cloudwatch";
 const SVC = "cloudwatch-agent-target-allocator-service";

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { ApiException, CoordinationV1Api, KubeConfig, V1MicroTime, type V1Lease } from "@kubernetes/client-node";
 import { startKubeApi, type KubeApiServer } from "./server";
-import { demoStore } from "./test-fixtures";
+import { demoStore } from "../../test/fixtures/kube";
 
 const NS = "allocation-lens";
 let api: KubeApiServer;

@@ -13,7 +13,7 @@ import type { KubeObject, Store } from "../store";
 import { NO_PORTFORWARD_TOKEN } from "./auth";
 import { encodeEnvelope, encodeField, PROTOBUF } from "./protobuf";
 import { startKubeApi, type KubeApiServer } from "./server";
-import { demoStore, openWatch as openStream, pod } from "./test-fixtures";
+import { demoStore, openWatch as openStream, pod } from "../../test/fixtures/kube";
 
 let store: Store;
 let api: KubeApiServer;

@@ -39,7 +39,7 @@ import { decodeAccessReviewSpec, decodeEnvelope } from "./protobuf";
 import { isProtobuf } from "./routes";
 import { metadataRequest, partialList, partialObject, type MetadataRequest } from "./metadata";
 import { NAMESPACE_KIND, NamespaceTracker, namespaceTable } from "./namespaces";
-import type { ResourceRoute } from "./routes";
+import type { ResourceHandlers, ResourceRoute } from "./routes";
 import { allOf, fieldSelectorPredicate, labelSelectorPredicate, parseFieldSelector, type Predicate, SelectorError } from "./selectors";
 import { renderTable, tableRequest, type TableRequest } from "./tables";
 import { type ActiveWatch, expiredStatus, serveWatch, withTypeMeta } from "./watch";
@@ -59,23 +59,6 @@ export interface ResourceContext {
   startedAt: string;
   /** counts one answer under each key */
   count(...keys: string[]): void;
-}
-
-export interface ResourceHandlers {
-  count(...keys: string[]): void;
-  /** answers a failure `Status` and counts it under `kind` */
-  fail(res: ServerResponse, body: Record<string, unknown>, kind: string): void;
-  /** serves a discovery document for `path`; false when `path` is none */
-  serveDiscovery(path: string, res: ServerResponse): boolean;
-  serveResource(route: ResourceRoute, req: IncomingMessage, res: ServerResponse, q: Params): void;
-  serveNamespaces(name: string | undefined, req: IncomingMessage, res: ServerResponse, q: Params, watchPrefix?: boolean): void;
-  serveLeases(route: { namespace?: string; name?: string }, req: IncomingMessage, res: ServerResponse, q: Params): void;
-  /** POST of a SelfSubjectAccessReview */
-  serveAccessReview(req: IncomingMessage, res: ServerResponse): void;
-  /** POST of a core or events.k8s.io Event: answered 201 and not kept */
-  serveEventCreate(segments: string[], req: IncomingMessage, res: ServerResponse): void;
-  /** the Leases written through the API (tests) */
-  leases: LeaseStore;
 }
 
 export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {

@@ -10,9 +10,26 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { methodNotAllowed, NOT_FOUND, status } from "./answers";
 import { AUTHORIZATION_GROUP, AUTHORIZATION_VERSION, RESOURCE_INFO, type ResourceInfo } from "./discovery";
-import { matchLeases } from "./leases";
+import { matchLeases, type LeaseStore } from "./leases";
 import { PROTOBUF } from "./protobuf";
-import type { ResourceHandlers } from "./resources";
+
+/** What the dispatch hands a request to (resources.ts implements it). */
+export interface ResourceHandlers {
+  count(...keys: string[]): void;
+  /** answers a failure `Status` and counts it under `kind` */
+  fail(res: ServerResponse, body: Record<string, unknown>, kind: string): void;
+  /** serves a discovery document for `path`; false when `path` is none */
+  serveDiscovery(path: string, res: ServerResponse): boolean;
+  serveResource(route: ResourceRoute, req: IncomingMessage, res: ServerResponse, q: URLSearchParams): void;
+  serveNamespaces(name: string | undefined, req: IncomingMessage, res: ServerResponse, q: URLSearchParams, watchPrefix?: boolean): void;
+  serveLeases(route: { namespace?: string; name?: string }, req: IncomingMessage, res: ServerResponse, q: URLSearchParams): void;
+  /** POST of a SelfSubjectAccessReview */
+  serveAccessReview(req: IncomingMessage, res: ServerResponse): void;
+  /** POST of a core or events.k8s.io Event: answered 201 and not kept */
+  serveEventCreate(segments: string[], req: IncomingMessage, res: ServerResponse): void;
+  /** the Leases written through the API (tests) */
+  leases: LeaseStore;
+}
 
 export interface ResourceRoute {
   info: ResourceInfo;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, makeInformer, type V1Pod } from "@kubernetes/client-node";
 import type { Store } from "../store";
 import { startKubeApi, type KubeApiServer } from "./server";
-import { demoStore, openWatch as openStream, pod, type Stream } from "./test-fixtures";
+import { demoStore, openWatch as openStream, pod, type Stream } from "../../test/fixtures/kube";
 
 const KUBECTL = "/usr/bin/kubectl";
 

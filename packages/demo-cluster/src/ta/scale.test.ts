@@ -4,7 +4,7 @@ import type { Target } from "@allocation-lens/allocation/model";
 import { goQueryEscape } from "./encode";
 import { startTaServer, type TaServer } from "./server";
 import { buildTaState, type TaJobState, type TaState } from "./state";
-import { request } from "./test-client";
+import { request } from "../../test/fixtures/ta-client";
 
 const JOBS = 400;
 const COLLECTORS = 5000;

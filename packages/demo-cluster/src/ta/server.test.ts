@@ -3,8 +3,8 @@ import type { Flavor } from "@allocation-lens/allocation/model";
 import { generateDemoPki, type DemoPki } from "../certs";
 import { startTaServer, type TaFaults, type TaServer } from "./server";
 import type { TaState } from "./state";
-import { request, type ClientOptions } from "./test-client";
-import { COLLECTORS, EMPTY_JOB, fixtureState, KUBELET, NODE_EXPORTER, SECRET_PASSWORD, SECRET_TOKEN, WEB } from "./test-fixture";
+import { request, type ClientOptions } from "../../test/fixtures/ta-client";
+import { COLLECTORS, EMPTY_JOB, fixtureState, KUBELET, NODE_EXPORTER, SECRET_PASSWORD, SECRET_TOKEN, WEB } from "../../test/fixtures/ta-state";
 import { goQueryEscape } from "./encode";
 import { SECRET_PLACEHOLDER } from "./scrape";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTaState, jobItems, OTEL_DEFAULT_BUCKETS, PROM_DEFAULT_BUCKETS, sdItem } from "./state";
-import { COLLECTORS, EMPTY_JOB, fixtureJobs, fixtureScrapeConfigs, fixtureState, KUBELET, NODE_EXPORTER } from "./test-fixture";
+import { COLLECTORS, EMPTY_JOB, fixtureJobs, fixtureScrapeConfigs, fixtureState, KUBELET, NODE_EXPORTER } from "../../test/fixtures/ta-state";
 import { ginRoutingPath, goJson, goQueryEscape, goUnescape } from "./encode";
 
 describe("buildTaState", () => {

@@ -5,7 +5,7 @@ import { discoverTargets, resolveMonitorRef, scrapeConfigsFor, targetKey, type D
 import { CLUSTER_SCRAPER, DEMO_SECRET_MARKER, SCRAPER_ANNOTATION, generateWorld, type World } from "./generate";
 import { nodeInternalIP, type KubeObject } from "./kube";
 import { makeMonitor } from "./monitors";
-import { JOB_NAME, keepFor, targetNode } from "./test-helpers";
+import { JOB_NAME, keepFor, targetNode } from "../../test/fixtures/world";
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const w = generateWorld({ nodes: 12, seed: 5, flavor: "cloudwatch", nowMs: NOW });

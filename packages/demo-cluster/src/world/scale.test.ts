@@ -3,7 +3,7 @@ import { ROLES, type Target } from "@allocation-lens/allocation/model";
 import { discoverTargets } from "./discovery";
 import { generateWorld } from "./generate";
 import { podNodeName } from "./kube";
-import { keepFor, targetNode } from "./test-helpers";
+import { keepFor, targetNode } from "../../test/fixtures/world";
 
 describe("a 5,000-node world", () => {
   it("has the expected scale, unique names, and discovers it fast", () => {

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { waitFor } from "@allocation-lens/test-support/wait";
 import type { Store } from "../../store";
 import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/internal/kube/server";
-import { demoStore, pod } from "../test-fixtures";
+import { demoStore, pod } from "../../../test/fixtures/kube";
 import { dataFrame, FLAG_FIN, FrameParser, FrameType, frameStreamId, HeaderCodec, pingFrame, synStreamFrame, type Frame } from "./spdy";
 
 let store: Store;

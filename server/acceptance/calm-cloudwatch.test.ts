@@ -1,3 +1,0 @@
-import { calmSuite } from "@/server/acceptance/calm";
-
-calmSuite("cloudwatch");

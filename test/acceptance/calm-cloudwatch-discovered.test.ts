@@ -1,0 +1,3 @@
+import { calmSuite } from "@/test/acceptance/calm";
+
+calmSuite("cloudwatch", { discovered: true });
