@@ -34,6 +34,21 @@ function get(agent: http.Agent, url: string, opts: { keep?: boolean; timeoutMs?:
 
 const jobPath = (job: string) => `/jobs/${encodeURIComponent(job)}/targets`;
 
+/**
+ * The allocator's crashes so far, from its log (the demo appends each run's output; a Go panic starts with "panic: "):
+ * how many and the first one's message.
+ */
+export function crashesInLog(logFile: string): { count: number; first: string | null } {
+  let text = "";
+  try {
+    text = fs.readFileSync(logFile, "utf8");
+  } catch {
+    return { count: 0, first: null };
+  }
+  const panics = text.split("\n").filter((l) => l.startsWith("panic: "));
+  return { count: panics.length, first: panics[0]?.slice("panic: ".length) ?? null };
+}
+
 /** The allocator's process among the demo's children (the demo spawns it): its pid, or undefined. */
 export function allocatorPid(demoPid: number): number | undefined {
   return processTree(demoPid).find((p) => {
@@ -157,13 +172,18 @@ export async function settle(base: string, log: (m: string) => void, opts: { max
   const t0 = Date.now();
   let first: RawAnswers | undefined;
   let reads = 0;
+  let lastError = "";
   for (;;) {
     let raw: RawAnswers | undefined;
     try {
       raw = await readRaw(base);
       reads++;
     } catch (e) {
-      log(`the allocator's answers: ${(e as Error).message}`);
+      // down (restarting after a crash) or mid-answer: said once per kind of error, read again a second later
+      const message = (e as Error).message;
+      if (message !== lastError) log(`the allocator's answers: ${message}`);
+      lastError = message;
+      await sleep(1000);
     }
     if (raw) {
       if (first && raw.digest === first.digest && raw.startedAt - first.startedAt >= windowMs) return { raw, since: first.startedAt, reads, ms: Date.now() - t0 };

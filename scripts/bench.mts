@@ -35,7 +35,7 @@ import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { RING_PARTITIONS } from "@/lib/analysis/ring";
 import type { RealTaStartup } from "@allocation-lens/demo-cluster";
 import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
-import { allocatorPid, checkCounts, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
+import { allocatorPid, checkCounts, crashesInLog, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
 
 const USAGE = `usage: npm run bench -- [options]
   --scales N,N,...        cluster sizes in nodes, each run in turn (default 1000,2500,5000); targets are judged at the largest
@@ -364,6 +364,7 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
       countsCalm: null,
       countsAfterRollout: null,
       countsAfterRolloutError: null,
+      crashes: { count: 0, first: null },
       cpuDuringPolls: { cpuMs: NaN, seconds: NaN, polls: 0 },
       rssAfterPollsBytes: NaN,
     };
@@ -495,6 +496,9 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
       real.countsAfterRolloutError = (e as Error).message;
       log(`${nodes} nodes: no check after the rollout: ${real.countsAfterRolloutError}`);
     }
+    // a rollout with maxSurge adds collectors for a while: with the fallback's ring, more than 1,061 crash it
+    real.crashes = crashesInLog(path.join(where, "real-ta", "per-node", "otel-allocator.log"));
+    if (real.crashes.count) log(`${nodes} nodes: the allocator crashed ${real.crashes.count} time(s) during the run (restarted by the demo with the kubelet's back-off): ${real.crashes.first}`);
   }
   await server.stop();
   await demo.stop();
@@ -548,6 +552,8 @@ interface RealScale {
   countsAfterRolloutError: string | null;
   /** its CPU while the dashboard's measured polls ran (the rollout's work included) */
   cpuDuringPolls: { cpuMs: number; seconds: number; polls: number };
+  /** its panics during the run (the demo restarts it), from its log */
+  crashes: { count: number; first: string | null };
   rssAfterPollsBytes: number;
 }
 
@@ -555,7 +561,7 @@ function countLine(c: CountCheck): string {
   return `assigned ${c.assigned.dashboard} / ${c.assigned.allocator}, unassigned ${c.unassigned.dashboard} / ${c.unassigned.allocator}, jobs ${c.jobs.dashboard} / ${c.jobs.allocator}, collectors ${c.collectors.dashboard} / ${c.collectors.allocator} with ${c.collectors.differing} differing (dashboard / allocator)${c.collectors.examples.length ? `: ${c.collectors.examples.join("; ")}` : ""}`;
 }
 
-const ms = (x: number) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(0)} ms`);
+const ms = (x: number) => (!Number.isFinite(x) ? "n/a" : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${x.toFixed(0)} ms`);
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 function judge(scales: ScaleResult[]) {
@@ -676,6 +682,7 @@ function printReal(scales: ScaleResult[]) {
     ["our targets page: first rows", (s) => (s.browsing ? ms(s.browsing.targetsFirstRowsMs) : "(largest scale only)")],
     ["counts, settled", (s) => checkCell(s.real.countsCalm)],
     ["counts, settled after the rollout", (s) => checkCell(s.real.countsAfterRollout, s.real.countsAfterRolloutError)],
+    ["its crashes during the run", (s) => (s.real.crashes.count ? `${s.real.crashes.count}, panic: ${s.real.crashes.first}` : "none")],
   ];
   const table = rows.map(([name, f]) => [name, ...reals.map(f)]);
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));

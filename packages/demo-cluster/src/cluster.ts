@@ -165,7 +165,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
       staticJobs: world.staticJobs[role],
       reconcileMs: o.reconcileMs ?? (o.flavor === "upstream" ? 5000 : 1000),
       graceMs: graceSeconds * 1000,
-      // the simulated TA's process crash-loops like a real one: its pod shows it (not for a real TA, which has its own)
+      // the simulated TA's process crash-loops like a real one: its pod shows it (a real TA is supervised by RealTa)
       onCrash: real ? undefined : (crash) => taPods.showCrash(role, crash),
       restartBackoffMs: o.restartBackoffMs,
     });
@@ -215,6 +215,12 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           https: tls ? { ca: pkiPaths.ca, cert: pkiPaths.serverCert, key: pkiPaths.serverKey } : undefined,
           client: tls ? { ca: pkiPaths.ca, cert: pkiPaths.clientCert, key: pkiPaths.clientKey } : undefined,
           collectorNamespace: world.namespace,
+          // it dies on its own (a panic): restarted with the kubelet's back-off, its pod in CrashLoopBackOff meanwhile
+          onCrash: (crash) => {
+            taPods.showCrash(role, crash);
+            o.log?.(crash ? `${role} TA (real) crashed: ${crash.reason}; started again in ${Math.round(crash.backoffMs / 1000)} s (restart ${crash.restarts + 1})` : `${role} TA (real) runs again`);
+          },
+          restartBackoffMs: o.restartBackoffMs,
         });
         realTas[role] = ta;
         const readyMs = performance.now() - t0;

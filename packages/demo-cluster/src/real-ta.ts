@@ -15,6 +15,7 @@ import net from "node:net";
 import path from "node:path";
 import YAML from "yaml";
 import type { Flavor, Labels } from "@allocation-lens/allocation/model";
+import { crashBackoffMs, type Crash } from "./allocator";
 
 export interface RealTaOptions {
   /** whose allocator: upstream's otel-allocator (default) or the CloudWatch fork's */
@@ -42,6 +43,13 @@ export interface RealTaOptions {
   client?: { ca: string; cert: string; key: string };
   /** the namespace of its collectors (the fork's OTELCOL_NAMESPACE, which its operator sets to the agent's) */
   collectorNamespace?: string;
+  /**
+   * Told when the process dies on its own once it has run (a panic: its ring over capacity) and when it runs again: the
+   * TA pod shows the crash loop. The process is started again with the kubelet's back-off, as its container would be.
+   */
+  onCrash?: (crash: Crash | null) => void;
+  /** the first back-off before a crashed process is started again (default 10 s, the kubelet's) */
+  restartBackoffMs?: number;
 }
 
 export interface RealTarget {
@@ -254,6 +262,16 @@ export class RealTa {
   private httpPort = 0;
   private httpsPort = 0;
   private stopping = false;
+  /** the processes killed on purpose (restart, close): their exit is not a crash */
+  private readonly killed = new WeakSet<ChildProcess>();
+  /** the crash loop, once the process has died on its own; null while it runs */
+  crashed: Crash | null = null;
+  /** how many times it died on its own in all (the TA pod's restart count) */
+  crashes = 0;
+  private crashTimer: NodeJS.Timeout | undefined;
+  private runningSince = 0;
+  /** the last crash of the current loop (its back-off grows until the process has run for 10 minutes) */
+  private loop: Crash | undefined;
   private readonly client: { ca: Buffer; cert: Buffer; key: Buffer } | undefined;
   private readonly onExit = () => this.child?.kill("SIGKILL");
 
@@ -288,8 +306,46 @@ export class RealTa {
     }
     process.once("exit", ta.onExit);
     await ta.spawn();
+    ta.supervise();
     return ta;
   }
+
+  /** From now on a death of the process that nobody asked for is a crash: the kubelet's restart with back-off. */
+  private supervise(): void {
+    const child = this.child;
+    if (!child) return;
+    this.runningSince = Date.now();
+    child.once("exit", (code, signal) => {
+      if (this.stopping || this.killed.has(child) || child !== this.child) return;
+      // the kubelet forgets the back-off of a container that ran for 10 minutes
+      const loop = this.loop && Date.now() - this.runningSince < 600_000 ? this.loop : undefined;
+      const restarts = loop ? loop.restarts + 1 : 0;
+      const panic = this.logTail(200).split("\n").reverse().find((l) => l.startsWith("panic: "));
+      const reason = panic ? panic.slice("panic: ".length) : `exited (${signal ?? code})`;
+      const backoffMs = crashBackoffMs(restarts, this.options.restartBackoffMs);
+      this.crashes++;
+      this.crashed = { reason, since: loop?.since ?? Date.now(), restarts, backoffMs };
+      this.loop = this.crashed;
+      this.options.onCrash?.(this.crashed);
+      clearTimeout(this.crashTimer);
+      this.crashTimer = setTimeout(() => void this.restartAfterCrash(), backoffMs);
+      this.crashTimer.unref?.();
+    });
+  }
+
+  private async restartAfterCrash(): Promise<void> {
+    if (this.stopping) return;
+    const crashed = this.crashed;
+    // spawn() sets the new child before its first await: watched from its start, a death before it is ready is a crash too
+    const starting = this.spawn();
+    this.supervise();
+    const ready = await starting.then(() => true, () => false);
+    if (ready && this.crashed === crashed) {
+      this.crashed = null;
+      this.options.onCrash?.(null);
+    }
+  }
+
 
   /** The listener the demo reads (upstream's HTTP one, the fork's HTTPS one) and its port: the TA pod's backend. */
   get readUrl(): string {
@@ -413,14 +469,22 @@ export class RealTa {
 
   /** Kills the process (SIGKILL, as a crashed container) and starts it again after `downMs` (same ports, same config). */
   async restart(downMs = 0): Promise<void> {
+    clearTimeout(this.crashTimer);
     await this.kill();
     if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
-    if (!this.stopping) await this.spawn();
+    if (this.stopping) return;
+    await this.spawn();
+    this.supervise();
+    if (this.crashed) {
+      this.crashed = null;
+      this.options.onCrash?.(null);
+    }
   }
 
   private kill(signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    this.killed.add(child);
     return new Promise((resolve) => {
       child.once("exit", () => resolve());
       child.kill(signal);
@@ -429,6 +493,7 @@ export class RealTa {
 
   async close(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.crashTimer);
     process.off("exit", this.onExit);
     await this.kill("SIGTERM");
   }

@@ -59,7 +59,7 @@ interface Case {
   dies: boolean;
 }
 
-function ringSuite(flavor: Flavor, binary: RealTaBinary | undefined, cases: Case[]): void {
+function ringSuite(flavor: Flavor, binary: RealTaBinary | undefined, cases: Case[], opts: { crashLoop?: boolean } = {}): void {
   const name = flavor === "upstream" ? "upstream's otel-allocator" : "the CloudWatch fork's allocator";
   if (!binary) {
     const reason = `${name} is not built (scripts/peers.mjs builds it; npm test runs it first)`;
@@ -147,6 +147,64 @@ function ringSuite(flavor: Flavor, binary: RealTaBinary | undefined, cases: Case
         }
       }, 150_000);
     }
+
+    // A DaemonSet rollout with maxSurge: for a while each node has its old and its new agent pod. The allocator that ran
+    // over 1,061 collectors dies when the surge takes its ring over the limit, and the demo restarts it with the
+    // kubelet's back-off (as its Deployment's pod would be) until the old pods are gone and it runs again.
+    if (opts.crashLoop) {
+      it("per-node with its fallback, 1,061 collectors and a surge to 1,100: dies, restarted with back-off, runs again once the surge is over", async () => {
+        for (const p of store.list("pods")) store.remove("pods", p.metadata.namespace, p.metadata.name);
+        const pods = agentPods(1100);
+        for (const p of pods.slice(0, 1061)) store.upsert("pods", p);
+        const taDir = path.join(dir, "crash-loop");
+        const crashes: (string | null)[] = [];
+        const ta = await RealTa.start({
+          flavor,
+          binary: binary.binary,
+          version: binary.version,
+          configText: configText(flavor),
+          strategy: "per-node",
+          fallback: "consistent-hashing",
+          graceSeconds: 30,
+          kubeconfig: kube.kubeconfigPath,
+          dir: taDir,
+          host: "127.0.0.1",
+          onCrash: (c) => crashes.push(c ? c.reason : null),
+          restartBackoffMs: 1_000,
+          ...(flavor === "cloudwatch" ? { https: { ca: pki.ca, cert: pki.serverCert, key: pki.serverKey }, client: { ca: pki.ca, cert: pki.clientCert, key: pki.clientKey }, collectorNamespace: NS } : {}),
+        });
+        let last = "";
+        const probeOverAll = async (n: number) => {
+          try {
+            const r = await ta.read("/jobs/probe/targets", 2_000);
+            if (r.status !== 200) return (last = `answered ${r.status}`), false;
+            const byCollector = JSON.parse(r.body) as Record<string, { targets: { targets: string[] }[] | null }>;
+            const holders = Object.entries(byCollector).filter(([, e]) => (e.targets ?? []).some((g) => g.targets.includes(PROBE)));
+            last = `${Object.keys(byCollector).length} collectors, held by ${holders.length}`;
+            return Object.keys(byCollector).length === n && holders.length === 1;
+          } catch (e) {
+            last = (e as Error).message;
+            return false;
+          }
+        };
+        try {
+          await waitFor("the probe assigned over 1,061 collectors", () => probeOverAll(1061), { timeoutMs: 90_000, intervalMs: 500, last: () => last });
+          expect(ta.crashes).toBe(0);
+          // the surge: 39 new pods beside the old ones
+          for (const p of pods.slice(1061)) store.upsert("pods", p);
+          await waitFor("a crash of the ring over its limit", () => ta.crashes > 0, { timeoutMs: 60_000, intervalMs: 200, last: () => `crashes ${JSON.stringify(crashes)}` });
+          expect(crashes[0]).toContain("not enough room to distribute partitions");
+          expect(ta.crashed?.backoffMs).toBe(1_000);
+          // the surge over: the old pods go, and the restarted allocator runs (after one back-off or a few)
+          for (const p of pods.slice(1061)) store.remove("pods", p.metadata.namespace, p.metadata.name);
+          await waitFor("the allocator running again over 1,061 collectors", async () => ta.crashed === null && (await probeOverAll(1061)), { timeoutMs: 120_000, intervalMs: 500, last: () => `${last}; crashes ${JSON.stringify(crashes)}` });
+          expect(crashes.at(-1)).toBeNull();
+          expect(fs.readFileSync(path.join(taDir, flavor === "upstream" ? "otel-allocator.log" : "cloudwatch-target-allocator.log"), "utf8")).toMatch(/^panic: /m);
+        } finally {
+          await ta.close();
+        }
+      }, 300_000);
+    }
   });
 }
 
@@ -158,5 +216,5 @@ const RING = [
   { strategy: "per-node", fallback: null, collectors: 1062, dies: false },
 ] as const satisfies readonly Case[];
 
-ringSuite("upstream", realTaBinary(), [...RING, { strategy: "least-weighted", fallback: null, collectors: 1062, dies: false }]);
+ringSuite("upstream", realTaBinary(), [...RING, { strategy: "least-weighted", fallback: null, collectors: 1062, dies: false }], { crashLoop: true });
 ringSuite("cloudwatch", cloudwatchTaBinary(), [...RING]);
