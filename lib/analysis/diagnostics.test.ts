@@ -790,7 +790,7 @@ describe("ta-ring-limit", () => {
     const warn = ring(big(955), withFallback);
     expect(warn.status).toBe("warn");
     expect(warn.summary).toBe(
-      'per-node TA: 955 collectors; this TA\'s ring holds at most 1,061. Above 1,061 it cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped.',
+      'per-node TA: 955 collectors; this TA\'s ring holds at most 1,061. Above 1,061 (a rollout with maxSurge adds collectors while it lasts) it cannot build its consistent-hashing ring: it panics ("not enough room to distribute partitions") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped.',
     );
     expect(warn.evidence[0]).toBe(
       "per-node: per-node (TA metrics), fallback consistent-hashing (configuration): builds the ring; 955 collectors (955 eligible agent pods, 3 listed by the TA), headroom 106",

@@ -12,7 +12,8 @@ const LIMIT = formatCount(RING_PARTITIONS);
 const CRASH = `cannot build its consistent-hashing ring: it panics ("${RING_PANIC}") whenever it builds the ring, at every start included, so it restarts and none of its targets is scraped`;
 const FIX =
   `Keep every ring at ${LIMIT} collectors or fewer. Allocate without a ring: per-node without a fallback (upstream's operator writes allocation_fallback_strategy only with its operator.targetallocator.fallbackstrategy feature gate; targets without a node then stay unassigned, so scrape those from a cluster-scraper agent), or least-weighted (no ring, and no node locality either). ` +
-  "Or give each TA fewer collectors: split the agent into several, each with its own TA and collector selector (for example one DaemonSet per node pool).";
+  "Or give each TA fewer collectors: split the agent into several, each with its own TA and collector selector (for example one DaemonSet per node pool). " +
+  `A rollout counts too: while a DaemonSet with maxSurge rolls, each surged node runs two agent pods, so with maxSurge 25 % a ring goes over ${LIMIT} from 849 nodes; roll with maxSurge 0 (maxUnavailable only) or keep the nodes x (1 + maxSurge) within the limit.`;
 const CLOUDWATCH_FIX = " The CloudWatch agent operator writes the consistent-hashing fallback into the configuration of every per-node TA it deploys.";
 const UNKNOWN_FIX = " Where the strategy or the fallback is not known, state it in the TA's entry of the dashboard configuration (strategy; fallbackStrategy, none when it has none).";
 
@@ -53,7 +54,7 @@ function judge(c: Ctx, t: TaRing, evidence: string[]): Judged {
   if (t.uses === "no" || t.members < RING_WARN_FROM) return { status: "pass", summary: null, down: false };
   const n = plural(t.members, "collector");
   const holds = t.uses === "yes" ? `this TA's ring holds at most ${LIMIT}` : `if this TA builds a consistent-hashing ring (${maybeWhy(t)}), the ring holds at most ${LIMIT}`;
-  if (t.members <= RING_PARTITIONS) return { status: "warn", summary: `${r} TA: ${n}; ${holds}. Above ${LIMIT} it ${CRASH}.`, down: false };
+  if (t.members <= RING_PARTITIONS) return { status: "warn", summary: `${r} TA: ${n}; ${holds}. Above ${LIMIT} (a rollout with maxSurge adds collectors while it lasts) it ${CRASH}.`, down: false };
   if (down) return { status: "fail", summary: `The ${r} TA ${down}, with ${n}: the likely cause is the ring limit (${holds}). Above ${LIMIT} a TA ${CRASH}.`, down: true };
   return { status: "fail", summary: `${r} TA: ${n}; ${holds}. The TA ${CRASH}.`, down: false };
 }
