@@ -442,9 +442,10 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
     real.rssAfterPollsBytes = usage(taPid).rssBytes;
   }
   const pollsMeasured = rec.polls.slice(0, polls);
-  // A poll that read nothing (its TAs timed out, e.g. during the rollout of 5,000 agents) is not a poll of these bytes:
+  // A poll that read less than half of one poll's answers (a TA timed out during the rollout of 5,000 agents, or was down:
+  // a real allocator crash-looping while the rollout's surge holds its ring over the limit) is not a poll of these bytes:
   // counted, but left out of the medians.
-  const pollsRead = pollsMeasured.filter((p) => p.bytes > 0);
+  const pollsRead = pollsMeasured.filter((p) => p.bytes >= ys.bytes / 2);
   const lagMs = rec.lag.filter((l) => l.atMs > phaseStart).map((l) => l.ms);
   // the serving thread's three worst seconds, placed against the polls (a second is the window before its sample)
   for (const l of rec.lag.filter((x) => x.atMs > phaseStart).sort((a, b) => b.ms - a.ms).slice(0, 3)) {
@@ -604,7 +605,7 @@ async function main() {
   console.log(`\nGrowth with the number of targets (p50 of each scale's polls; CPU: ${top.pollCpuMetricHelp || "allocation_lens_poll_cpu_seconds"})`);
   const growth = [["nodes", "targets", "MB/poll", "poll CPU", "poll wall", "RSS", "CPU/target", "JSON.parse", "CPU/parse"]];
   for (const s of scales) {
-    growth.push([String(s.nodes), String(s.targets), (s.bytesPerPoll / 1e6).toFixed(0), ms(s.pollCpuMsP50), ms(s.pollWallMsP50), `${mib(s.rssBytesAfterPolls)} (${s.polls} polls)`, `${s.cpuUsPerTarget.toFixed(1)} µs`, ms(s.jsonParseMs), s.cpuOverParse.toFixed(2)]);
+    growth.push([String(s.nodes), String(s.targets), (s.bytesPerPoll / 1e6).toFixed(0), ms(s.pollCpuMsP50), ms(s.pollWallMsP50), `${mib(s.rssBytesAfterPolls)} (${s.pollsReadingNothing ? `${s.polls - s.pollsReadingNothing} of ` : ""}${s.polls} polls)`, `${s.cpuUsPerTarget.toFixed(1)} µs`, ms(s.jsonParseMs), s.cpuOverParse.toFixed(2)]);
   }
   if (scales.length > 1) {
     const a = scales[0];
@@ -619,7 +620,7 @@ async function main() {
     ["per-node TA", top.real ? `upstream's otel-allocator ${top.real.taVersion}, ${strategyLabel(top.real.fallback)}` : STRATEGY_LABEL],
     ["bytes fetched per poll", `${(top.bytesPerPoll / 1e6).toFixed(0)} MB (yardstick: ${(top.yardstick.bytes / 1e6).toFixed(0)} MB in ${top.yardstick.answers} answers)`],
     ["poll + analysis wall (p50)", ms(top.pollWallMsP50)],
-    ["poll + analysis CPU (p50)", `${ms(top.pollCpuMsP50)} (each: ${top.pollCpuMs.join(", ")} ms${top.pollsReadingNothing ? `; ${top.pollsReadingNothing} read nothing, left out` : ""})`],
+    ["poll + analysis CPU (p50)", `${ms(top.pollCpuMsP50)} (each: ${top.pollCpuMs.join(", ")} ms${top.pollsReadingNothing ? `; ${top.pollsReadingNothing} read less than half the answers, left out` : ""})`],
     ["JSON.parse of the same bytes, quiet", `${ms(top.yardstick.processMs)} process, ${ms(top.yardstick.threadMs)} its thread (compared: ${top.yardstick.compared})`],
     ["summary answer", `${(top.api.summary.bytes / 1e3).toFixed(1)} kB, ${ms(top.api.summary.ms)}`],
     ["nodes answer", `${(top.api.nodes.bytes / 1e3).toFixed(0)} kB, ${ms(top.api.nodes.ms)}`],
@@ -674,7 +675,7 @@ function printReal(scales: ScaleResult[]) {
     ["one poll's answers, as the dashboard", (s) => { const p = s.real.served.find((x) => x.concurrency > 1) ?? s.real.served[0]; return p ? `${ms(p.ms)} (${p.concurrency} at a time), its CPU ${ms(p.cpuMs)}` : "n/a"; }],
     ["our poll + analysis (p50)", (s) => `${ms(s.pollWallMsP50)} wall, ${ms(s.pollCpuMsP50)} CPU`],
     ["its CPU during our polls", (s) => `${ms(s.real.cpuDuringPolls.cpuMs)} in ${s.real.cpuDuringPolls.seconds.toFixed(0)} s (${s.real.cpuDuringPolls.polls} polls, a rollout)`],
-    ["its RSS after start / our polls", (s) => `${mib(s.real.rssAfterStartBytes)} / ${mib(s.real.rssAfterPollsBytes)}`],
+    ["its RSS after start / our polls", (s) => `${mib(s.real.rssAfterStartBytes)} / ${Number.isFinite(s.real.rssAfterPollsBytes) ? mib(s.real.rssAfterPollsBytes) : "n/a (the process it started as is gone)"}`],
     ["our RSS after the polls", (s) => mib(s.rssBytesAfterPolls)],
     ["its /debug/targets", (s) => (s.real.debugTargets ? `${mb(s.real.debugTargets.bytes)}, ${s.real.debugTargets.rows} rows` : "n/a")],
     ["  fetched: first byte, last byte", (s) => (s.real.debugTargets ? `${ms(s.real.debugTargets.ttfbMs)}, ${ms(s.real.debugTargets.ms)} (its CPU ${ms(s.real.debugTargets.cpuMs)})` : "n/a")],
