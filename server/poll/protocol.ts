@@ -9,14 +9,14 @@ import type { AnswerQuestion } from "@/server/poll/answers";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
 
 /** The cluster routes whose answers the worker computes (server/poll/answers.ts). */
-export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
+export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn", "alerts"] as const;
 export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
 
 /**
  * Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for.
  * The server entry serves them itself, before Next.js (server/inbound/pushed.ts).
  */
-export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];
+export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics", "alerts"] as const satisfies readonly AnswerRoute[];
 export type PushedRoute = (typeof PUSHED_ROUTES)[number];
 
 /**
