@@ -1,6 +1,7 @@
 import "server-only";
 /**
- * GET /api/v1/alerts, computed in the poll worker after every poll (a pushed route): the alerting rules judged on the
+ * GET /api/v1/alerts, computed in the poll worker after every poll and at each request (not pushed: a late poll is judged
+ * at the request): the alerting rules judged on the
  * cluster's latest snapshot, through the same series /metrics exports, and the readiness flips of the churn history over
  * the flapping window. One tracker per worker keeps since when each instance holds (a restarted dashboard starts again).
  */

@@ -16,7 +16,7 @@ export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
  * Computed after every poll and pushed to the serving thread: the answers without parameters that every page asks for.
  * The server entry serves them itself, before Next.js (server/inbound/pushed.ts).
  */
-export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics", "alerts"] as const satisfies readonly AnswerRoute[];
+export const PUSHED_ROUTES = ["summary", "nodes", "collectors", "lost", "monitors", "diagnostics"] as const satisfies readonly AnswerRoute[];
 export type PushedRoute = (typeof PUSHED_ROUTES)[number];
 
 /**
