@@ -13,40 +13,33 @@
  * Needs Debian's prometheus (skipped with the reason without it; a failure under ALLOCATION_LENS_REQUIRE_PEERS=1).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { healAndSettle, inject, nodeWithTargets, startLens, type Lens } from "@/server/acceptance/support";
-import { alertsView, expectQuiet, HAS_PROMETHEUS, key, serveMetrics, startPrometheus, TEST_ALERTS_CONFIG, waitForFiring, waitForView, type Prom } from "@/server/acceptance/alerts";
+import { healAndSettle, inject, nodeWithTargets, type Lens } from "@/server/acceptance/support";
+import { alertsView, expectQuiet, HAS_PROMETHEUS, key, startLensWithPrometheus, waitForFiring, waitForView, type Prom } from "@/server/acceptance/alerts";
 
 describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: upstream, ready-only", () => {
   let lens: Lens;
-  let metrics: Awaited<ReturnType<typeof serveMetrics>>;
   let prom: Prom;
+  let stop: (() => Promise<void>) | undefined;
   let cluster: string;
 
   beforeAll(async () => {
-    lens = await startLens({
+    ({ lens, prom, stop } = await startLensWithPrometheus({
       flavor: "upstream",
       tracking: "ready-only",
       graceSeconds: 2,
       configure: (c) => ({
         ...c,
-        alerts: TEST_ALERTS_CONFIG,
         // a slow TA is waited for (ta-slow), not timed out
         clusters: c.clusters.map((x: { targetAllocators: Record<string, object> }) => ({
           ...x,
           targetAllocators: Object.fromEntries(Object.entries(x.targetAllocators).map(([role, ta]) => [role, { ...ta, timeoutSeconds: 60, pollTimeoutSeconds: 90 }])),
         })),
       }),
-    });
+    }));
     cluster = lens.cluster;
-    metrics = await serveMetrics(lens);
-    prom = await startPrometheus(metrics.target, "http://dashboard.test");
   }, 180_000);
 
-  afterAll(async () => {
-    await prom?.stop();
-    await metrics?.close();
-    await lens?.stop();
-  });
+  afterAll(async () => stop?.());
 
   it("calm: no alert fires or is pending, in Prometheus or in the Alerts view", async () => {
     await expectQuiet(prom);

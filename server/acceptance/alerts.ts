@@ -15,7 +15,7 @@ import { alertsViewSchema, type AlertsView } from "@/lib/api/schemas";
 import { requirePeers } from "../../scripts/peers.mjs";
 import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
 import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
-import type { Lens } from "@/server/acceptance/support";
+import { startLens, type Lens, type StartOptions } from "@/server/acceptance/support";
 
 export const PROMETHEUS = process.env.PROMETHEUS ?? "/usr/bin/prometheus";
 export const HAS_PROMETHEUS = fs.existsSync(PROMETHEUS);
@@ -220,4 +220,28 @@ export function key(alert: string, labels: Record<string, string>): string {
   const rule = ALERT_RULES.find((r) => r.alert === alert);
   if (!rule) throw new Error(`no rule ${alert}`);
   return alertKey({ alertname: alert, severity: rule.severity, ...labels });
+}
+
+/**
+ * startLens with the test's `alerts` configuration (then `configure`), its /metrics on loopback and Prometheus scraping it,
+ * the alerts' dashboard_url starting with `dashboardBaseUrl`; `stop()` stops all three.
+ */
+export async function startLensWithPrometheus(options: StartOptions, dashboardBaseUrl = "http://dashboard.test"): Promise<{ lens: Lens; prom: Prom; stop(): Promise<void> }> {
+  const { configure, ...rest } = options;
+  const lens = await startLens({ ...rest, configure: (c) => (configure ?? ((x) => x))({ ...c, alerts: TEST_ALERTS_CONFIG }) });
+  let metrics: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+  let prom: Prom | undefined;
+  const stop = async () => {
+    await prom?.stop();
+    await metrics?.close();
+    await lens.stop();
+  };
+  try {
+    metrics = await serveMetrics(lens);
+    prom = await startPrometheus(metrics.target, dashboardBaseUrl);
+    return { lens, prom, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }
