@@ -9,6 +9,11 @@
  *   its dashboard_url opens Ownership listing them as double;
  * - annotate-monitor with the earlier annotation key, which the dashboard reads and the TAs do not: the monitor is held
  *   by the TA it does not name: AllocationLensMonitorMisrouted;
+ * - the cluster-scraper TA down (ta-outage) while a per-node monitor is annotated for it: the per-node TA drops it and no
+ *   TA serves it: AllocationLensMonitorOrphaned, with AllocationLensSourceDown for the TA; its dashboard_url opens
+ *   Ownership listing it as orphaned;
+ * - a node's agent pod deleted and not recreated: AllocationLensNodesWithoutCollector, with AllocationLensLocalityLow (the
+ *   fork's fallback scrapes the node's targets from other nodes); its dashboard_url opens the node map filtered to it;
  * - a collector's readiness toggled again and again: AllocationLensCollectorFlapping for that pod; its dashboard_url opens
  *   the node's detail with the readiness history;
  * - after every heal nothing fires.
@@ -18,57 +23,49 @@
  * prometheus and chromium: skipped with the reason without them, a failure under ALLOCATION_LENS_REQUIRE_PEERS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
-import YAML from "yaml";
-import { chromium, type Browser, type Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { EARLIER_SCRAPER_ANNOTATION } from "@/lib/routing";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
-import { freePort } from "@allocation-lens/test-support/ports";
-import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
-import { waitForHttp } from "@allocation-lens/test-support/wait";
-import { requirePeers } from "../../scripts/peers.mjs";
 import { healAndSettle, inject, nodeWithTargets, startLens, truthShows, type Lens } from "@/server/acceptance/support";
 import { alertsView, expectQuiet, HAS_PROMETHEUS, key, serveMetrics, startPrometheus, TEST_ALERTS_CONFIG, waitForFiring, waitForView, type Prom, type PromAlert } from "@/server/acceptance/alerts";
+import { launchChromium, missingUi, openPage, startBuiltDashboard, type BuiltDashboard } from "@/server/acceptance/alerts-ui";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SHOTS = path.join(ROOT, "artifacts", "alerts");
-const missing = [!fs.existsSync(ENTRY) && `no build (${path.relative(ROOT, ENTRY)}): run \`npm run build\``, !fs.existsSync(CHROMIUM) && `no ${CHROMIUM}`].filter(Boolean);
-if (missing.length && requirePeers()) throw new Error(`the alerts browser test cannot run: ${missing.join("; ")}`);
-if (missing.length) console.warn(`skipping the alerts browser test: ${missing.join("; ")}`);
+const missing = missingUi("the alerts browser test");
 
 describe.skipIf(!HAS_PROMETHEUS || missing.length > 0)("alerting rules on Prometheus, their dashboard_url in Chromium: cloudwatch, legacy tracking", () => {
   let lens: Lens;
   let metrics: Awaited<ReturnType<typeof serveMetrics>>;
   let prom: Prom;
-  let ui: Proc;
+  let ui: BuiltDashboard;
   let base: string;
   let portal: http.Server;
   let portalUrl: string;
   let browser: Browser;
-  let dir: string;
   let cluster: string;
 
   const firingOne = (alerts: PromAlert[]) => alerts.filter((a) => a.state === "firing");
+  const pages = new WeakMap<Page, { errors: string[]; shot(): Promise<void> }>();
   async function open(url: string, shot: string, opts: { theme?: "light" | "dark" } = {}): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme: opts.theme ?? "light" });
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(url);
-    (page as Page & { shot?: () => Promise<void>; errors?: string[] }).errors = errors;
-    Object.assign(page, { shot: () => page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true }) });
-    return page;
+    const o = await openPage(browser, url, shot, opts);
+    pages.set(o.page, o);
+    return o.page;
   }
-  const shot = (page: Page) => (page as Page & { shot: () => Promise<void> }).shot();
-  const pageErrors = (page: Page) => (page as Page & { errors: string[] }).errors;
+  const shot = (page: Page) => pages.get(page)!.shot();
+  const pageErrors = (page: Page) => pages.get(page)!.errors;
+  /** the screenshot, no page error, closed */
+  async function shotAndClose(page: Page): Promise<void> {
+    await shot(page);
+    expect(pageErrors(page)).toEqual([]);
+    await page.close();
+  }
+  /** the demo healed: nothing fires or is pending, in Prometheus or in the Alerts view */
+  async function healedAndQuiet(): Promise<void> {
+    await healAndSettle(lens);
+    await expectQuiet(prom);
+    await waitForView(lens, []);
+  }
 
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-alerts-ui-"));
     // a portal page on loopback whose iframe shows /embed/alerts
     portal = http.createServer((req, res) => {
       const src = new URL(req.url ?? "/", "http://x").searchParams.get("src") ?? "";
@@ -90,28 +87,19 @@ describe.skipIf(!HAS_PROMETHEUS || missing.length > 0)("alerting rules on Promet
     cluster = lens.cluster;
     metrics = await serveMetrics(lens);
     // the built server on the same demo, with its own history, embeddable by the portal
-    const config = YAML.parse(fs.readFileSync(lens.demo.info.dashboardConfig, "utf8"));
-    const file = path.join(dir, "ui.yaml");
-    fs.writeFileSync(file, YAML.stringify({ ...config, history: { path: path.join(dir, "ui.sqlite") }, embed: { frameAncestors: ["'self'", portalUrl] } }));
-    const port = await freePort();
-    ui = startProcess(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
-    });
-    base = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${base}/api/readyz`, { timeoutMs: 120_000, child: ui.child, what: "the built dashboard" });
+    ui = await startBuiltDashboard(lens, { embed: { frameAncestors: ["'self'", portalUrl] } });
+    base = ui.base;
     prom = await startPrometheus(metrics.target, base);
-    browser = await chromium.launch({ executablePath: CHROMIUM });
+    browser = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
     await prom?.stop();
-    await ui?.kill();
+    await ui?.stop();
     await metrics?.close();
     await lens?.stop();
     await new Promise<void>((resolve) => (portal ? portal.close(() => resolve()) : resolve()));
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("calm: nothing fires or is pending; the Alerts view says so, at 1280 px, light, and in a portal's iframe", async () => {
@@ -205,6 +193,55 @@ describe.skipIf(!HAS_PROMETHEUS || missing.length > 0)("alerting rules on Promet
     await page.close();
     await healAndSettle(lens);
     await expectQuiet(prom);
+  }, 180_000);
+
+  it("the cluster-scraper TA down while a monitor is annotated for it: AllocationLensMonitorOrphaned and the TA's source down; its dashboard_url lists the orphan", async () => {
+    const monitors = (await lens.get<{ monitors: { expectedRole: string; namespace: string; name: string; kind: string }[] }>("/api/v1/monitors")).body.monitors;
+    const m = monitors.find((x) => x.expectedRole === "per-node")!;
+    // the TA that should take the monitor does not answer: the per-node TA drops it, and no TA serves it
+    await inject(lens, { fault: "ta-outage", role: "cluster-scraper", seconds: 600 });
+    await inject(lens, { fault: "annotate-monitor", namespace: m.namespace, name: m.name, kind: m.kind, value: "cluster-scraper" });
+    const want = key("AllocationLensMonitorOrphaned", { cluster, ownership: "orphaned" });
+    const down = key("AllocationLensSourceDown", { cluster, source: "ta/cluster-scraper" });
+    const alerts = firingOne(await waitForFiring(prom, [want, down]));
+    const a = alerts.find((x) => x.labels.alertname === "AllocationLensMonitorOrphaned")!;
+    expect(Number(a.value)).toBe(1);
+    expect(a.labels.severity).toBe("critical");
+    expect(a.annotations.summary).toBe(`1 monitors scraped by no TA in ${cluster}`);
+    expect(a.annotations.runbook_url).toBe("https://runbooks.test/docs/runbooks/monitor-orphaned.md");
+    expect(a.annotations.dashboard_url).toBe(`${base}/ownership?cluster=${cluster}&ownership=orphaned`);
+    await waitForView(lens, [want, down]);
+
+    const page = await open(a.annotations.dashboard_url, "dashboard-url-monitor-orphaned");
+    const rows = page.getByRole("row").filter({ hasText: `${m.namespace}/${m.name}` });
+    await expect.poll(() => rows.filter({ hasText: "orphaned" }).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await shotAndClose(page);
+    await healedAndQuiet();
+  }, 180_000);
+
+  it("a node's agent pod deleted and not recreated: AllocationLensNodesWithoutCollector (and its targets scraped elsewhere: AllocationLensLocalityLow); its dashboard_url shows the node", async () => {
+    const { node, pod } = nodeWithTargets(await lens.truth(), 3);
+    // what a DaemonSet pod that cannot be scheduled leaves (no room on the node): the node keeps its targets, without an
+    // agent; the demo has no DaemonSet controller, so the pod stays gone until the heal puts the baseline back
+    const agent = lens.demo.store.list("pods").find((p) => p.metadata.name === pod)!;
+    lens.demo.store.remove("pods", agent.metadata.namespace, pod);
+    await truthShows(lens, `no agent pod on ${node}`, (t) => !t.collectors.some((c) => c.role === "per-node" && c.node === node));
+    const want = key("AllocationLensNodesWithoutCollector", { cluster });
+    const locality = key("AllocationLensLocalityLow", { cluster, role: "per-node" });
+    const alerts = firingOne(await waitForFiring(prom, [want, locality]));
+    const a = alerts.find((x) => x.labels.alertname === "AllocationLensNodesWithoutCollector")!;
+    expect(Number(a.value)).toBe(1);
+    expect(a.annotations.summary).toBe(`1 nodes with targets but no collector in ${cluster}`);
+    expect(a.annotations.runbook_url).toBe("https://runbooks.test/docs/runbooks/nodes-without-collector.md");
+    expect(a.annotations.dashboard_url).toBe(`${base}/nodes?cluster=${cluster}&state=no_collector`);
+    await waitForView(lens, [want, locality]);
+
+    const page = await open(a.annotations.dashboard_url, "dashboard-url-nodes-without-collector");
+    // the map filtered to the nodes without a collector: that node alone
+    const tiles = page.locator("button[data-node]");
+    await expect.poll(() => tiles.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-node")} ${e.getAttribute("data-state")}`)), { timeout: 20_000 }).toEqual([`${node} no_collector`]);
+    await shotAndClose(page);
+    await healedAndQuiet();
   }, 180_000);
 
   it("a collector whose readiness flips again and again: AllocationLensCollectorFlapping for that pod; its dashboard_url opens its node", async () => {
