@@ -58,8 +58,9 @@ if (run("type check", bin("tsc"), ["--noEmit", "-p", "."]) !== 0) failedStep = t
 const STANDALONE_TEST = "server/security/standalone.test.ts";
 // The replicas test runs two built servers (.next/allocation-lens-server.mjs): after the build too.
 const REPLICAS_TEST = "server/lease/replicas.test.ts";
-// The alerts' browser test opens each alert's dashboard_url in the built server (.next/allocation-lens-server.mjs): after the build too.
-const ALERTS_BROWSER_TEST = "server/acceptance/alerts-browser.test.ts";
+// The alerts' browser tests open each alert's dashboard_url in the built server (.next/allocation-lens-server.mjs): after the
+// build too, one after the other (the ring's runs a demo of about a thousand nodes).
+const ALERTS_BROWSER_TESTS = ["server/acceptance/alerts-browser.test.ts", "server/acceptance/alerts-ring.test.ts"];
 
 function vitest(label, name, args) {
   const file = path.join(artifacts, `${name}.json`);
@@ -87,7 +88,7 @@ goPeer("otel-allocator", ensureRealTa, "the tests against the real Target Alloca
 // the CloudWatch fork's Target Allocator for the suites held to it: built once from its source (ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or a fetch)
 goPeer("cloudwatch-target-allocator", ensureCloudwatchTa, "the tests against the CloudWatch fork's Target Allocator");
 
-results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST, "--exclude", ALERTS_BROWSER_TEST]));
+results.suites.push(vitest("unit and integration tests (vitest)", "vitest", ["--exclude", STANDALONE_TEST, "--exclude", REPLICAS_TEST, ...ALERTS_BROWSER_TESTS.flatMap((t) => ["--exclude", t])]));
 
 // `npm run build`: the app, then the server entry and the poll worker bundled beside it (the replicas test runs them)
 const built = () =>
@@ -98,7 +99,7 @@ if (!built()) {
 } else {
   results.suites.push(vitest("standalone server test (vitest)", "vitest-standalone", [STANDALONE_TEST]));
   results.suites.push(vitest("two replicas on one Lease (vitest, the built server)", "vitest-replicas", [REPLICAS_TEST]));
-  results.suites.push(vitest("alerts: dashboard_url in Chromium (vitest, the built server)", "vitest-alerts-browser", [ALERTS_BROWSER_TEST]));
+  results.suites.push(vitest("alerts: dashboard_url in Chromium (vitest, the built server)", "vitest-alerts-browser", ["--no-file-parallelism", ...ALERTS_BROWSER_TESTS]));
   // oauth2-proxy for the embedding-behind-sign-in browser test: built once from its Go module, then cached
   goPeer("oauth2-proxy", ensureOauth2Proxy, "the embedding tests");
   const pwJson = path.join(artifacts, "playwright.json");
