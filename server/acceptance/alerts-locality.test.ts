@@ -1,25 +1,41 @@
 /**
  * The alerting rules on a real Prometheus against the dashboard on the cloudwatch flavor with `ready-only` tracking: a
  * not-Ready collector's targets fall back to other nodes' collectors (the fork's fallback), per-node locality drops below
- * the threshold: exactly AllocationLensLocalityLow fires (no ghost, nothing unassigned), the Alerts view agrees, and
- * nothing fires after the heal.
+ * the threshold: exactly AllocationLensLocalityLow fires (no ghost, nothing unassigned), the Alerts view agrees, its
+ * dashboard_url (its path, on the built server polling the same demo) shows that node alone on the node map filtered to
+ * `degraded`, in Chromium; nothing fires after the heal.
  *
- * Needs Debian's prometheus (skipped with the reason without it; a failure under ALLOCATION_LENS_REQUIRE_PEERS=1).
+ * Needs Debian's prometheus, and for the browser check the build and chromium (skipped with the reason without them; a
+ * failure under ALLOCATION_LENS_REQUIRE_PEERS=1).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healAndSettle, inject, nodeWithTargets, type Lens } from "@/server/acceptance/support";
+import type { Browser } from "@playwright/test";
 import { expectQuiet, HAS_PROMETHEUS, key, startLensWithPrometheus, TEST_ALERTS_CONFIG, waitForFiring, waitForView, type Prom } from "@/server/acceptance/alerts";
+import { launchChromium, missingUi, onBuilt, openPage, startBuiltDashboard, type BuiltDashboard } from "@/server/acceptance/alerts-ui";
+
+const UI_MISSING = missingUi("the locality alert's browser check");
 
 describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: cloudwatch, ready-only", () => {
   let lens: Lens;
   let prom: Prom;
   let stop: (() => Promise<void>) | undefined;
+  let ui: BuiltDashboard | undefined;
+  let browser: Browser | undefined;
 
   beforeAll(async () => {
     ({ lens, prom, stop } = await startLensWithPrometheus({ flavor: "cloudwatch", tracking: "ready-only" }));
-  }, 180_000);
+    if (UI_MISSING.length === 0) {
+      ui = await startBuiltDashboard(lens);
+      browser = await launchChromium();
+    }
+  }, 240_000);
 
-  afterAll(async () => stop?.());
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.stop();
+    await stop?.();
+  });
 
   it("calm: nothing fires", async () => {
     await expectQuiet(prom);
@@ -42,6 +58,15 @@ describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: cloudwatch, read
     const v = await waitForView(lens, [want]);
     // the view renders the same summary as Prometheus' template
     expect(v.alerts.find((x) => x.alert === "AllocationLensLocalityLow")!.instances[0].summary).toBe(a.annotations.summary);
+    if (browser && ui) {
+      // the node map filtered to degraded nodes: the node whose collector is not Ready, alone
+      const { page, errors, shot } = await openPage(browser, onBuilt(ui, a.annotations.dashboard_url), "dashboard-url-locality-low");
+      const tiles = page.locator("button[data-node]");
+      await expect.poll(() => tiles.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-node")} ${e.getAttribute("data-state")}`)), { timeout: 20_000 }).toEqual([`${node} degraded`]);
+      await shot();
+      expect(errors).toEqual([]);
+      await page.close();
+    }
     await healAndSettle(lens);
     await expectQuiet(prom);
     await waitForView(lens, []);
