@@ -60,7 +60,7 @@ const STANDALONE_TEST = "server/security/standalone.test.ts";
 const REPLICAS_TEST = "server/lease/replicas.test.ts";
 // The alerts' browser tests open each alert's dashboard_url in the built server (.next/allocation-lens-server.mjs): after the
 // build too, one after the other (the ring's runs a demo of about a thousand nodes).
-const ALERTS_BROWSER_TESTS = ["server/acceptance/alerts-browser.test.ts", "server/acceptance/alerts-ring.test.ts", "server/acceptance/alerts-locality.test.ts"];
+const ALERTS_BROWSER_TESTS = ["server/acceptance/alerts-browser.test.ts", "server/acceptance/alerts-ring.test.ts", "server/acceptance/alerts-locality.test.ts", "server/acceptance/alerts-upstream.test.ts"];
 
 function vitest(label, name, args) {
   const file = path.join(artifacts, `${name}.json`);
