@@ -17,6 +17,7 @@ import { generatedFiles, HELM_RULE, PLAIN_RULES } from "@/lib/alerts/files";
 import { ALERT_RULES, DEFAULT_URLS, type AlertRule } from "@/lib/alerts/rules";
 import { render } from "@/lib/alerts/template";
 import { helmPath, requirePeers } from "../../scripts/peers.mjs";
+import { validateObject, type Obj } from "@/server/security/deploy-manifests";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PROMTOOL = process.env.PROMTOOL ?? "/usr/bin/promtool";
@@ -123,7 +124,7 @@ describe.skipIf(!HAS_PROMTOOL)("the rule files on promtool", () => {
     expect(c.status, c.out).toBe(0);
   });
 
-  it("the kustomize component adds the PrometheusRule to the base (kubectl kustomize), in the base's namespace", () => {
+  it("the kustomize component adds the PrometheusRule to the base (kubectl kustomize), in the base's namespace, valid against the CRD's schema", async () => {
     const kubectl = "/usr/bin/kubectl";
     if (!fs.existsSync(kubectl)) {
       if (requirePeers()) throw new Error(`${kubectl} is missing (Debian's kubernetes-client)`);
@@ -141,6 +142,9 @@ describe.skipIf(!HAS_PROMTOOL)("the rule files on promtool", () => {
     expect(rules).toHaveLength(1);
     expect(rules[0].metadata.namespace).toBe("allocation-lens");
     expect(rules[0].spec.groups).toEqual(YAML.parse(generatedFiles()[PLAIN_RULES]).groups);
+    // the PrometheusRule CRD's OpenAPI schema (prometheus-operator's, @kubernetes-models/prometheus-operator)
+    await expect(validateObject(rules[0] as Obj)).resolves.toBeUndefined();
+    await expect(validateObject({ ...rules[0], spec: { groups: [{ name: "x", rules: [{ alert: "X" }] }] } } as Obj), "a rule without expr").rejects.toThrow();
   });
 
   it("promtool test rules: each alert fires with its labels and annotations, and stays quiet", () => {
@@ -158,7 +162,7 @@ describe.skipIf(!HAS_PROMTOOL)("the rule files on promtool", () => {
     expect(r.status, r.out).toBe(0);
   });
 
-  it("the Helm chart's PrometheusRule, rendered by helm with alerts.enabled, is the plain file's rules and passes promtool", () => {
+  it("the Helm chart's PrometheusRule, rendered by helm with alerts.enabled, is the plain file's rules, valid against the CRD's schema, and passes promtool", async () => {
     const helm = helmPath();
     if (!fs.existsSync(helm)) {
       if (requirePeers()) throw new Error(`helm is missing (${helm}): scripts/peers.mjs builds it`);
@@ -180,12 +184,14 @@ describe.skipIf(!HAS_PROMTOOL)("the rule files on promtool", () => {
     expect(rules).toHaveLength(1);
     expect(rules[0].metadata.labels.release).toBe("kube-prometheus-stack");
     expect(rules[0].spec.groups).toEqual(YAML.parse(generatedFiles()[PLAIN_RULES]).groups);
+    await expect(validateObject(rules[0] as unknown as Obj)).resolves.toBeUndefined();
     const c = checkRules(rules[0].spec.groups);
     expect(c.status, c.out).toBe(0);
     // other thresholds reach the expressions; without a dashboardBaseUrl the in-cluster Service is linked
     const tuned = run(["alerts.enabled=true", "alerts.localityMin=0.75", "alerts.unassignedFor=10m", "alerts.ringHeadroomWarning=200", "basePath=/lens"]);
     expect(tuned.status, tuned.stderr).toBe(0);
     const text = tuned.stdout;
+    for (const o of objects(text).filter((x) => x.kind === "PrometheusRule")) await expect(validateObject(o as unknown as Obj)).resolves.toBeUndefined();
     expect(text).toContain('allocation_lens_locality_ratio{role="per-node"} < 0.75');
     expect(text).toContain("allocation_lens_ta_ring_headroom <= 200");
     expect(text).toMatch(/alert: AllocationLensUnassignedTargets\n\s+expr: .*\n\s+for: "?10m"?\n/);
