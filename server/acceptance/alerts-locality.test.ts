@@ -10,9 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healAndSettle, inject, nodeWithTargets, type Lens } from "@/server/acceptance/support";
-import type { Browser } from "@playwright/test";
 import { expectQuiet, HAS_PROMETHEUS, key, startLensWithPrometheus, TEST_ALERTS_CONFIG, waitForFiring, waitForView, type Prom } from "@/server/acceptance/alerts";
-import { launchChromium, missingUi, onBuilt, openPage, startBuiltDashboard, type BuiltDashboard } from "@/server/acceptance/alerts-ui";
+import { missingUi, startAlertViews, type AlertViews } from "@/server/acceptance/alerts-ui";
 
 const UI_MISSING = missingUi("the locality alert's browser check");
 
@@ -20,20 +19,15 @@ describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: cloudwatch, read
   let lens: Lens;
   let prom: Prom;
   let stop: (() => Promise<void>) | undefined;
-  let ui: BuiltDashboard | undefined;
-  let browser: Browser | undefined;
+  let views: AlertViews | undefined;
 
   beforeAll(async () => {
     ({ lens, prom, stop } = await startLensWithPrometheus({ flavor: "cloudwatch", tracking: "ready-only" }));
-    if (UI_MISSING.length === 0) {
-      ui = await startBuiltDashboard(lens);
-      browser = await launchChromium();
-    }
+    if (UI_MISSING.length === 0) views = await startAlertViews(lens);
   }, 240_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await ui?.stop();
+    await views?.stop();
     await stop?.();
   });
 
@@ -58,15 +52,11 @@ describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: cloudwatch, read
     const v = await waitForView(lens, [want]);
     // the view renders the same summary as Prometheus' template
     expect(v.alerts.find((x) => x.alert === "AllocationLensLocalityLow")!.instances[0].summary).toBe(a.annotations.summary);
-    if (browser && ui) {
+    await views?.opens(a.annotations.dashboard_url, "dashboard-url-locality-low", async (page) => {
       // the node map filtered to degraded nodes: the node whose collector is not Ready, alone
-      const { page, errors, shot } = await openPage(browser, onBuilt(ui, a.annotations.dashboard_url), "dashboard-url-locality-low");
       const tiles = page.locator("button[data-node]");
       await expect.poll(() => tiles.evaluateAll((els) => els.map((e) => `${e.getAttribute("data-node")} ${e.getAttribute("data-state")}`)), { timeout: 20_000 }).toEqual([`${node} degraded`]);
-      await shot();
-      expect(errors).toEqual([]);
-      await page.close();
-    }
+    });
     await healAndSettle(lens);
     await expectQuiet(prom);
     await waitForView(lens, []);

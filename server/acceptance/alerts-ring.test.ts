@@ -18,12 +18,11 @@
  * them, a failure under ALLOCATION_LENS_REQUIRE_PEERS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "@playwright/test";
 import { RING_LIMIT } from "@/lib/alerts/rules";
 import { STATUS_WORD } from "@/lib/views/diagnostics-view";
 import { healAndSettle, inject, truthShows, waitFor, type Lens } from "@/server/acceptance/support";
 import { expectQuiet, HAS_PROMETHEUS, key, startLensWithPrometheus, waitForFiring, waitForView, type Prom, type PromAlert } from "@/server/acceptance/alerts";
-import { launchChromium, missingUi, openPage, startBuiltDashboard, type BuiltDashboard } from "@/server/acceptance/alerts-ui";
+import { missingUi, startAlertViews, type AlertViews } from "@/server/acceptance/alerts-ui";
 
 /** 107 collectors of headroom: one more than the warning's 106 */
 const NODES = RING_LIMIT - 107;
@@ -33,22 +32,17 @@ describe.skipIf(!HAS_PROMETHEUS)(`the ring alerts on Prometheus: cloudwatch, per
   let lens: Lens;
   let prom: Prom;
   let stop: (() => Promise<void>) | undefined;
-  let ui: BuiltDashboard | undefined;
-  let browser: Browser | undefined;
+  let views: AlertViews | undefined;
   let cluster: string;
 
   beforeAll(async () => {
     ({ lens, prom, stop } = await startLensWithPrometheus({ flavor: "cloudwatch", tracking: "ready-only", nodes: NODES, restartBackoffMs: 500 }));
     cluster = lens.cluster;
-    if (UI_MISSING.length === 0) {
-      ui = await startBuiltDashboard(lens);
-      browser = await launchChromium();
-    }
+    if (UI_MISSING.length === 0) views = await startAlertViews(lens);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await ui?.stop();
+    await views?.stop();
     await stop?.();
   });
 
@@ -70,18 +64,14 @@ describe.skipIf(!HAS_PROMETHEUS)(`the ring alerts on Prometheus: cloudwatch, per
   /** Opens the alert's dashboard_url on the built server: Diagnostics with the ring check in `status`, naming `count` collectors. */
   async function checkView(a: PromAlert, status: "warn" | "fail", count: number, shot: string): Promise<void> {
     expect(a.annotations.dashboard_url).toBe(`http://dashboard.test/diagnostics?cluster=${cluster}`);
-    if (!browser || !ui) return;
-    const u = new URL(a.annotations.dashboard_url);
-    const { page, errors, shot: screenshot } = await openPage(browser, `${ui.base}${u.pathname}${u.search}`, shot);
-    // the ring check, first among the checks that do not pass, with its status and the ring's collectors
-    const check = page.getByTestId("check-ta-ring-limit");
-    await expect.poll(async () => ((await check.count()) ? check.innerText() : ""), { timeout: 30_000 }).toContain(`${count.toLocaleString("en-US")} collectors`);
-    const text = await check.innerText();
-    expect(text).toContain(STATUS_WORD[status]);
-    expect(text).toContain(`Consistent-hashing rings within ${RING_LIMIT.toLocaleString("en-US")} collectors`);
-    await screenshot();
-    expect(errors).toEqual([]);
-    await page.close();
+    await views?.opens(a.annotations.dashboard_url, shot, async (page) => {
+      // the ring check, first among the checks that do not pass, with its status and the ring's collectors
+      const check = page.getByTestId("check-ta-ring-limit");
+      await expect.poll(async () => ((await check.count()) ? check.innerText() : ""), { timeout: 30_000 }).toContain(`${count.toLocaleString("en-US")} collectors`);
+      const text = await check.innerText();
+      expect(text).toContain(STATUS_WORD[status]);
+      expect(text).toContain(`Consistent-hashing rings within ${RING_LIMIT.toLocaleString("en-US")} collectors`);
+    });
   }
 
   it(`calm at ${NODES} collectors: nothing fires or is pending`, async () => {

@@ -85,3 +85,38 @@ export function onBuilt(ui: BuiltDashboard, dashboardUrl: string): string {
   const u = new URL(dashboardUrl);
   return `${ui.base}${u.pathname}${u.search}`;
 }
+
+/** The built server on a `startLens` demo with Chromium, to open the alerts' dashboard_url. */
+export interface AlertViews {
+  /**
+   * Opens `dashboardUrl`'s path and query on the built server, waits for `shows` (the page shows the problem), takes the
+   * screenshot `shot` and checks that the page threw nothing.
+   */
+  opens(dashboardUrl: string, shot: string, shows: (page: Page) => Promise<void>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The built server on `lens`'s demo (its configuration plus `extra`) and Chromium. */
+export async function startAlertViews(lens: Lens, extra: Record<string, unknown> = {}): Promise<AlertViews> {
+  const ui = await startBuiltDashboard(lens, extra);
+  let browser: Browser;
+  try {
+    browser = await launchChromium();
+  } catch (e) {
+    await ui.stop();
+    throw e;
+  }
+  return {
+    async opens(dashboardUrl, shot, shows) {
+      const { page, errors, shot: screenshot } = await openPage(browser, onBuilt(ui, dashboardUrl), shot);
+      await shows(page);
+      await screenshot();
+      if (errors.length) throw new Error(`${shot}: the page threw ${errors.join("; ")}`);
+      await page.close();
+    },
+    async stop() {
+      await browser.close();
+      await ui.stop();
+    },
+  };
+}

@@ -21,9 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healAndSettle, inject, nodeWithTargets, type Lens } from "@/server/acceptance/support";
 import YAML from "yaml";
 import fs from "node:fs";
-import type { Browser, Page } from "@playwright/test";
 import { alertsView, expectQuiet, HAS_PROMETHEUS, key, startLensWithPrometheus, TEST_ALERTS_CONFIG, waitForFiring, waitForView, type Prom, type PromAlert } from "@/server/acceptance/alerts";
-import { launchChromium, missingUi, onBuilt, openPage, startBuiltDashboard, type BuiltDashboard } from "@/server/acceptance/alerts-ui";
+import { missingUi, startAlertViews, type AlertViews } from "@/server/acceptance/alerts-ui";
 
 const UI_MISSING = missingUi("the upstream alerts' browser checks");
 
@@ -42,8 +41,7 @@ describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: upstream, ready-
   let lens: Lens;
   let prom: Prom;
   let stop: (() => Promise<void>) | undefined;
-  let ui: BuiltDashboard | undefined;
-  let browser: Browser | undefined;
+  let views: AlertViews | undefined;
   let cluster: string;
 
   beforeAll(async () => {
@@ -51,26 +49,17 @@ describe.skipIf(!HAS_PROMETHEUS)("alerting rules on Prometheus: upstream, ready-
     cluster = lens.cluster;
     if (UI_MISSING.length === 0) {
       const config: Config = YAML.parse(fs.readFileSync(lens.demo.info.dashboardConfig, "utf8"));
-      ui = await startBuiltDashboard(lens, { clusters: patient(config).clusters, alerts: TEST_ALERTS_CONFIG });
-      browser = await launchChromium();
+      views = await startAlertViews(lens, { clusters: patient(config).clusters, alerts: TEST_ALERTS_CONFIG });
     }
   }, 240_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await ui?.stop();
+    await views?.stop();
     await stop?.();
   });
 
   /** Opens the firing alert's dashboard_url on the built server; `shows` resolves once the page shows the problem. */
-  async function opensView(a: PromAlert, shot: string, shows: (page: Page) => Promise<void>): Promise<void> {
-    if (!browser || !ui) return;
-    const { page, errors, shot: screenshot } = await openPage(browser, onBuilt(ui, a.annotations.dashboard_url), shot);
-    await shows(page);
-    await screenshot();
-    expect(errors).toEqual([]);
-    await page.close();
-  }
+  const opensView = (a: PromAlert, shot: string, shows: Parameters<AlertViews["opens"]>[2]) => views?.opens(a.annotations.dashboard_url, shot, shows);
 
   it("calm: no alert fires or is pending, in Prometheus or in the Alerts view", async () => {
     await expectQuiet(prom);
