@@ -11,6 +11,7 @@ import type { NodeDetailView, NodesView } from "@/lib/views/nodes";
 import type { CollectorsView } from "@/lib/views/collectors";
 import type { OwnershipView } from "@/lib/views/monitors";
 import type { LostView } from "@/lib/views/lost";
+import type { AlertsView } from "@/lib/api/schemas";
 import type { TargetPage } from "@/lib/views/targets";
 import type { Freshness } from "@/lib/views/summary";
 import { apiPath } from "@/lib/api/paths";
@@ -68,6 +69,7 @@ export const nodeDetailQuery = (cluster: string | null | undefined, node: string
 export const collectorsQuery = (cluster?: string | null) => polled<CollectorsView>(cluster, "collectors", "/api/v1/collectors");
 export const ownershipQuery = (cluster?: string | null) => polled<OwnershipView>(cluster, "ownership", "/api/v1/monitors");
 export const lostQuery = (cluster?: string | null) => polled<LostView>(cluster, "lost", "/api/v1/lost");
+export const alertsQuery = (cluster?: string | null) => polled<AlertsView>(cluster, "alerts", "/api/v1/alerts");
 export const targetsQuery = (cluster: string | null | undefined, params: Record<string, string | number | undefined | null>) =>
   polled<TargetsView>(cluster, "targets", "/api/v1/targets", params);
 
@@ -87,4 +89,5 @@ export const useNodeDetail = (node: string | null) => {
 export const useCollectors = () => useQuery(collectorsQuery(useCluster()));
 export const useOwnership = () => useQuery(ownershipQuery(useCluster()));
 export const useLost = () => useQuery(lostQuery(useCluster()));
+export const useAlerts = () => useQuery(alertsQuery(useCluster()));
 export const useTargets = (params: Record<string, string | number | undefined | null>) => useQuery(targetsQuery(useCluster(), params));

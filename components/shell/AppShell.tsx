@@ -16,6 +16,7 @@ export const VIEWS = [
   { href: "/collectors", label: "Collectors" },
   { href: "/churn", label: "Churn" },
   { href: "/diagnostics", label: "Diagnostics" },
+  { href: "/alerts", label: "Alerts" },
 ] as const;
 
 /** Shown only when the configuration has a fleet backend (GET /api/v1/clusters says so). */

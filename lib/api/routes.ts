@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { targetQuerySchema } from "@/lib/views/targets";
 import { churnQuerySchema } from "@/lib/views/churn";
 import {
+  alertsViewSchema,
   churnViewSchema,
   clustersViewSchema,
   collectorsViewSchema,
@@ -130,6 +131,12 @@ export const API_ROUTES: Readonly<Record<string, RouteDoc>> = {
     summary: "Automated troubleshooting checks, each with status, evidence and fix",
     ok: diagnosticsViewSchema,
     description: "every check",
+  },
+  "/api/v1/alerts": {
+    operationId: "getAlerts",
+    summary: "The alerting rules judged on the cluster's current values: which would fire now, since when, with runbook and view",
+    ok: alertsViewSchema,
+    description: "every rule with its firing or pending instances",
   },
   "/api/v1/fleet": {
     operationId: "getFleet",

@@ -571,6 +571,39 @@ export const diagnosticsViewSchema = z
   .meta({ id: "DiagnosticsView" });
 export type DiagnosticsView = z.infer<typeof diagnosticsViewSchema>;
 
+/** GET /api/v1/alerts: the alerting rules (lib/alerts/rules.ts) judged on this cluster's current values */
+export const alertStateSchema = z.enum(["firing", "pending", "inactive"]);
+export const alertInstanceSchema = z
+  .object({
+    labels: z.record(z.string(), z.string()).meta({ description: "the alert's labels as Prometheus would give them (cluster, role, collector, pod, node, source, ownership)" }),
+    value: z.number().meta({ description: "the expression's value" }),
+    since: ms.meta({ description: "when the dashboard first saw the condition hold, this run (a restart starts again)" }),
+    state: alertStateSchema.exclude(["inactive"]).meta({ description: "pending until the condition has held for the rule's `for`" }),
+    summary: z.string(),
+    description: z.string(),
+    dashboardPath: z.string().meta({ description: "the view that shows the problem, filtered to it (relative to the dashboard)" }),
+  })
+  .strict();
+export const alertRowSchema = z
+  .object({
+    alert: z.string(),
+    severity: z.enum(["critical", "warning", "info"]),
+    state: alertStateSchema.meta({ description: "the worst state of its instances" }),
+    expr: z.string().meta({ description: "the rule's PromQL, with this dashboard's thresholds" }),
+    forMs: z.number().int().nonnegative(),
+    runbookUrl: z.string(),
+    instances: z.array(alertInstanceSchema),
+    unknown: z.string().nullable().meta({ description: "why the dashboard cannot judge this rule now (its data is missing), or null" }),
+  })
+  .strict();
+export const alertsViewSchema = z
+  .object({ ...freshness, cluster: z.string(), alerts: z.array(alertRowSchema).meta({ description: "every rule, firing first, then pending, then the rest in the rules' order" }) })
+  .strict()
+  .meta({ id: "AlertsView" });
+export type AlertsView = z.infer<typeof alertsViewSchema>;
+export type AlertRow = z.infer<typeof alertRowSchema>;
+export type AlertInstance = z.infer<typeof alertInstanceSchema>;
+
 /** GET /api/v1/clusters */
 export const clustersViewSchema = z
   .object({

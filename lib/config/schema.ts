@@ -11,6 +11,7 @@ import { DEFAULT_FRAME_ANCESTORS, FRAME_ANCESTOR_PATTERN } from "@/lib/security/
 import { parseMatcher } from "@/lib/prometheus/promql";
 import { DEFAULT_INBOUND_LIMITS } from "@/lib/inbound/limits";
 import { templateProblem } from "@/lib/fleet/link";
+import { alertParamsSchema } from "@/lib/alerts/rules";
 import { parseSecretRef, serviceUrl } from "@/lib/ta/reach";
 import { FALLBACK_NAMES, STRATEGY_NAMES } from "@/lib/analysis/ring";
 
@@ -439,6 +440,11 @@ export const leaseSchema = z
     }
   });
 
+export const alertsConfigSchema = alertParamsSchema
+  .partial()
+  .extend({ runbookBaseUrl: z.url({ protocol: /^https?$/, message: "expected an http(s) URL" }).optional() })
+  .strict();
+
 export const configSchema = z
   .object({
     clusters: z.array(clusterSchema).min(1, "expected at least one cluster"),
@@ -456,6 +462,11 @@ export const configSchema = z
     server: serverSchema.default({ ...DEFAULT_INBOUND_LIMITS }),
     pollWorker: pollWorkerSchema.default({ ...DEFAULT_POLL_WORKER }),
     fleet: fleetSchema.optional(),
+    /**
+     * The thresholds the Alerts view judges with (lib/alerts/rules.ts; the chart writes its `alerts.*` values here, the same
+     * the PrometheusRule uses) and where its runbook links point. Each absent one takes the shipped default.
+     */
+    alerts: alertsConfigSchema.default({}),
 
     lease: leaseSchema.optional(),
     /**

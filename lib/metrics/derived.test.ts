@@ -127,6 +127,30 @@ describe("deriveSeries", () => {
     expect(value(deriveSeries(big), "allocation_lens_ta_ring_headroom", { ...c, role: "cluster-scraper" })).toBe(-39);
   });
 
+  it("gives the TA's own unassigned gauge, the ghosts per collector and the poll interval, each only when known", () => {
+    const s = snapshot();
+    s.pollIntervalMs = 30_000;
+    s.analysis.roles["per-node"]!.unassignedReported = 9;
+    s.analysis.roles["cluster-scraper"]!.unassignedReported = null;
+    s.analysis.targets = [
+      { role: "per-node", class: "ghost", collector: "agent-a" },
+      { role: "per-node", class: "ghost", collector: "agent-a" },
+      { role: "per-node", class: "ghost", collector: "agent-b" },
+      { role: "per-node", class: "local", collector: "agent-c" },
+      { role: "cluster-scraper", class: "ghost", collector: "agent-a" },
+    ];
+    const got = deriveSeries(s);
+    expect(value(got, "allocation_lens_ta_unassigned_reported", { ...c, role: "per-node" })).toBe(9);
+    expect(find(got, "allocation_lens_ta_unassigned_reported", { role: "cluster-scraper" })).toHaveLength(0);
+    expect(value(got, "allocation_lens_ghost_targets", { ...c, role: "per-node", collector: "agent-a" })).toBe(2);
+    expect(value(got, "allocation_lens_ghost_targets", { ...c, role: "per-node", collector: "agent-b" })).toBe(1);
+    expect(value(got, "allocation_lens_ghost_targets", { ...c, role: "cluster-scraper", collector: "agent-a" })).toBe(1);
+    expect(find(got, "allocation_lens_ghost_targets", { collector: "agent-c" })).toHaveLength(0);
+    expect(value(got, "allocation_lens_poll_interval_seconds", c)).toBe(30);
+    // without targets, reported gauge or interval in the snapshot: none of the three
+    for (const name of ["allocation_lens_ta_unassigned_reported", "allocation_lens_ghost_targets", "allocation_lens_poll_interval_seconds"]) expect(find(series, name, {})).toHaveLength(0);
+  });
+
   it("omits monitors when they could not be read", () => {
     const s = snapshot();
     s.analysis.monitorCounts = null;

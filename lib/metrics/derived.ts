@@ -6,7 +6,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Ownership, Role } from "@/lib/model";
 import { TARGET_CLASSES } from "@/lib/model";
-import type { CollectorRow, RoleSummary } from "@/lib/analysis/types";
+import type { CollectorRow, RoleSummary, TargetRow } from "@/lib/analysis/types";
 import { taRings, type ConfiguredStrategy, type DiscoveredStrategy } from "@/lib/analysis/ring";
 
 export type MetricType = "gauge" | "counter";
@@ -24,6 +24,18 @@ const spec = (name: string, type: MetricType, labelNames: readonly string[], hel
 export const DERIVED_METRICS = {
   targets: spec("allocation_lens_targets", "gauge", ["cluster", "role", "class"], "Assigned targets by class (ghost, nodeless, local, cross_zone, cross_node), as of the last poll."),
   unassigned: spec("allocation_lens_unassigned_targets", "gauge", ["cluster", "role"], "Targets known to the TA with no collector (live count, computed per flavor from the TA's metrics)."),
+  unassignedReported: spec(
+    "allocation_lens_ta_unassigned_reported",
+    "gauge",
+    ["cluster", "role"],
+    "The TA's own unassigned gauge as it read at the last poll (upstream's is sticky: never reset to 0); absent while the TA exposes none.",
+  ),
+  ghostTargets: spec(
+    "allocation_lens_ghost_targets",
+    "gauge",
+    ["cluster", "role", "collector"],
+    "Ghost targets by the collector they are assigned to (a pod that cannot scrape them); only collectors that hold ghosts.",
+  ),
   locality: spec("allocation_lens_locality_ratio", "gauge", ["cluster", "role"], "local / (local + cross_node + cross_zone); absent when no target has a node."),
   collectors: spec("allocation_lens_collectors", "gauge", ["cluster", "role", "state"], "Agent pods known to Kubernetes by state (ready, not_ready, terminating, unscheduled)."),
   monitors: spec("allocation_lens_monitors", "gauge", ["cluster", "ownership"], "ServiceMonitors and PodMonitors by ownership (ok, double, orphaned, misrouted)."),
@@ -45,6 +57,7 @@ export const DERIVED_METRICS = {
     "Job answers the last poll read, by path: scan (the fast scanner of the TAs' compact JSON) or parse (JSON.parse, for any other shape).",
   ),
   analysisSlice: spec("allocation_lens_analysis_longest_slice_seconds", "gauge", ["cluster"], "Longest stretch the last poll's analysis held the event loop (the analysis runs in slices between API requests)."),
+  pollInterval: spec("allocation_lens_poll_interval_seconds", "gauge", ["cluster"], "The configured interval between two polls of the cluster."),
   lastPoll: spec("allocation_lens_last_poll_timestamp_seconds", "gauge", ["cluster"], "When the last poll of the cluster finished (Unix time)."),
   taRequests: spec("allocation_lens_ta_requests_total", "counter", ["cluster", "role"], "HTTP requests sent to the TA since the dashboard started."),
   info: spec("allocation_lens_info", "gauge", ["version"], "Allocation Lens build information."),
@@ -76,14 +89,17 @@ export interface MetricsSnapshotLike {
   cluster: string;
   at: number;
   pollMs: number;
+  pollIntervalMs?: number;
   pollCpuMs?: number;
   bytesLastPoll?: number;
   answersLastPoll?: { scan: number; parse: number };
   analysisLongestSliceMs?: number;
   sources: readonly { source: string; state: string }[];
   analysis: {
-    roles: Partial<Record<Role, Pick<RoleSummary, "classes" | "unassigned" | "localityRatio" | "strategy" | "collectorsEligible">>>;
+    roles: Partial<Record<Role, Pick<RoleSummary, "classes" | "unassigned" | "localityRatio" | "strategy" | "collectorsEligible"> & Partial<Pick<RoleSummary, "unassignedReported">>>>;
     collectors: readonly Pick<CollectorRow, "role" | "node" | "inKubernetes" | "eligible" | "reason" | "inTa">[];
+    /** the ghost targets' collectors are counted from these */
+    targets?: readonly Pick<TargetRow, "role" | "class" | "collector">[];
     monitorCounts: Record<Ownership, number> | null;
     nodesWithoutCollector: readonly string[];
   };
@@ -115,10 +131,15 @@ export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<
   for (const [role, r] of Object.entries(s.analysis.roles) as [Role, NonNullable<MetricsSnapshotLike["analysis"]["roles"][Role]>][]) {
     for (const cls of TARGET_CLASSES) push(DERIVED_METRICS.targets, { cluster, role, class: cls }, r.classes[cls]);
     if (r.unassigned !== null) push(DERIVED_METRICS.unassigned, { cluster, role }, r.unassigned);
+    if (r.unassignedReported !== null && r.unassignedReported !== undefined) push(DERIVED_METRICS.unassignedReported, { cluster, role }, r.unassignedReported);
     if (r.localityRatio !== null) push(DERIVED_METRICS.locality, { cluster, role }, r.localityRatio);
     const states: Record<CollectorState, number> = { ready: 0, not_ready: 0, terminating: 0, unscheduled: 0 };
     for (const c of s.analysis.collectors) if (c.role === role && c.inKubernetes) states[collectorState(c)]++;
     for (const state of COLLECTOR_STATES) push(DERIVED_METRICS.collectors, { cluster, role, state }, states[state]);
+  }
+  for (const [key, n] of ghostsByCollector(s.analysis.targets ?? [])) {
+    const [role, collector] = key.split("\u0000");
+    push(DERIVED_METRICS.ghostTargets, { cluster, role, collector }, n);
   }
   if (s.analysis.monitorCounts) {
     for (const ownership of OWNERSHIPS) push(DERIVED_METRICS.monitors, { cluster, ownership }, s.analysis.monitorCounts[ownership]);
@@ -133,9 +154,21 @@ export function deriveSeries(s: MetricsSnapshotLike, taRequests: Partial<Record<
   if (s.bytesLastPoll !== undefined) push(DERIVED_METRICS.pollBytes, { cluster }, s.bytesLastPoll);
   if (s.answersLastPoll) for (const path of ["scan", "parse"] as const) push(DERIVED_METRICS.pollAnswers, { cluster, path }, s.answersLastPoll[path]);
   if (s.analysisLongestSliceMs !== undefined) push(DERIVED_METRICS.analysisSlice, { cluster }, s.analysisLongestSliceMs / 1000);
+  if (s.pollIntervalMs !== undefined) push(DERIVED_METRICS.pollInterval, { cluster }, s.pollIntervalMs / 1000);
   push(DERIVED_METRICS.lastPoll, { cluster }, s.at / 1000);
   for (const [role, n] of Object.entries(taRequests)) if (typeof n === "number") push(DERIVED_METRICS.taRequests, { cluster, role }, n);
   return out;
+}
+
+/** Ghost targets per `role \u0000 collector`, in the order first met. */
+export function ghostsByCollector(targets: readonly Pick<TargetRow, "role" | "class" | "collector">[]): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const t of targets) {
+    if (t.class !== "ghost" || !t.collector) continue;
+    const key = `${t.role}\u0000${t.collector}`;
+    by.set(key, (by.get(key) ?? 0) + 1);
+  }
+  return by;
 }
 
 export function infoSeries(version: string): Series {

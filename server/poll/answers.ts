@@ -18,6 +18,7 @@ import { pageTargets, targetQuerySchema } from "@/lib/views/targets";
 import { ApiError, queryParams } from "@/server/api-error";
 import { churnAnswer, flappingFor } from "@/server/history/churn-service";
 import { historyFor } from "@/server/history/registry";
+import { alertsAnswer } from "@/server/alerts/service";
 
 import { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerQuestion, type AnswerRoute } from "@/server/poll/protocol";
 
@@ -27,7 +28,7 @@ export { ANSWER_ROUTES, PUSHED_ROUTES, type AnswerQuestion, type AnswerRoute };
 export interface AnswerContext {
   snapshot: Snapshot;
   cluster: ClusterConfig;
-  config: Pick<Config, "history">;
+  config: Pick<Config, "history" | "alerts">;
 }
 
 /** Everything but `cluster`, sorted: the same question asked two ways has one key. */
@@ -61,6 +62,8 @@ export async function computeAnswer(q: AnswerQuestion, ctx: AnswerContext, now =
       const query = queryParams(search, targetQuerySchema);
       return { ...freshness(s), cluster: s.cluster, ...pageTargets(s.analysis.targets, query) };
     }
+    case "alerts":
+      return alertsAnswer(s, cluster, ctx.config, now);
     case "churn": {
       const history = historyFor(s.cluster);
       if (!history) throw new ApiError(503, "history_unavailable", `no churn history for cluster "${s.cluster}"`);

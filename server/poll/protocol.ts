@@ -8,7 +8,7 @@ import type { Snapshot } from "@/lib/snapshot";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
 
 /** The cluster routes whose answers the worker computes (server/poll/answers.ts). */
-export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn"] as const;
+export const ANSWER_ROUTES = ["summary", "nodes", "node", "collectors", "lost", "monitors", "diagnostics", "targets", "churn", "alerts"] as const;
 export type AnswerRoute = (typeof ANSWER_ROUTES)[number];
 
 /** A question for the worker: a cluster route with its query string (server/poll/answers.ts answers it). */

@@ -129,6 +129,9 @@ function main(): void {
         const cpu = threadCpuMs();
         const answers: Array<{ key: string; answer: Answer }> = [];
         for (const question of PUSHED_QUESTIONS) answers.push({ key: questionKey(question), answer: withGzip(question, await answer(name, question)) });
+        // the Alerts view's tracker learns each poll's conditions (since when each holds); its answer is computed at each
+        // request instead (not pushed): "the last poll is late" can only be judged then
+        await answer(name, { route: "alerts", search: "" });
         const meta: SnapshotMeta = { ...withoutAnalysis(s), polls: poller.polls, taRequests: poller.taRequests(), answersCpuMs: threadCpuMs() - cpu };
         const text = metricsWanted ? metricsText(await metrics.render()) : undefined;
         const transfer = answers.flatMap((a) => transferable(a.answer));

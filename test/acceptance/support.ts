@@ -73,6 +73,8 @@ async function route(pathname: string): Promise<{ mod: RouteModule; params?: Rec
       return { mod: await import("@/app/api/v1/churn/route") };
     case "/api/v1/diagnostics":
       return { mod: await import("@/app/api/v1/diagnostics/route") };
+    case "/api/v1/alerts":
+      return { mod: await import("@/app/api/v1/alerts/route") };
     case "/api/v1/fleet":
       return { mod: await import("@/app/api/v1/fleet/route") };
     case "/metrics":

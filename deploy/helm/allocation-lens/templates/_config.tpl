@@ -42,6 +42,11 @@
 {{- end -}}
 {{- $config := dict "clusters" $clusters "history" $history "auth" $auth "embed" (dict "frameAncestors" $v.embed.frameAncestors) -}}
 {{- if $v.server -}}{{- $_ := set $config "server" $v.server -}}{{- end -}}
+{{- $alerts := dict "runbookBaseUrl" $v.alerts.runbookBaseUrl -}}
+{{- range $k := list "localityMin" "flappingPerHour" "flappingWindow" "ringHeadroomWarning" "unassignedFor" "pollLateIntervals" -}}
+{{- $_ := set $alerts $k (get $v.alerts $k) -}}
+{{- end -}}
+{{- $_ := set $config "alerts" $alerts -}}
 {{- if gt (int $v.replicaCount) 1 -}}
 {{- $lease := dict "namespace" .Release.Namespace "peerTokenFile" (printf "%s/%s" (include "allocation-lens.secretDir" $v.lease.peerToken.secretName) $v.lease.peerToken.key) -}}
 {{- if $v.lease.durationSeconds -}}{{- $_ := set $lease "durationSeconds" $v.lease.durationSeconds -}}{{- end -}}

@@ -141,3 +141,16 @@ The `tls` block of the configuration for a Secret: (dict "secretName" S "caKey" 
 {{- fail "httpRoute.parentRefs: the Gateway (name, namespace, sectionName) the HTTPRoute attaches to" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The dashboard's URL for the alerts' dashboard_url: alerts.dashboardBaseUrl, else the Ingress or HTTPRoute host, else the in-cluster Service; basePath included. */}}
+{{- define "allocation-lens.alertsDashboardUrl" -}}
+{{- if .Values.alerts.dashboardBaseUrl -}}
+{{- .Values.alerts.dashboardBaseUrl | trimSuffix "/" -}}
+{{- else if .Values.ingress.enabled -}}
+{{- printf "%s://%s%s" (ternary "https" "http" .Values.ingress.tls.enabled) .Values.ingress.host .Values.basePath -}}
+{{- else if and .Values.httpRoute.enabled .Values.httpRoute.hostnames -}}
+{{- printf "https://%s%s" (first .Values.httpRoute.hostnames) .Values.basePath -}}
+{{- else -}}
+{{- printf "http://%s.%s.svc:%v%s" (include "allocation-lens.fullname" .) .Release.Namespace .Values.service.port .Values.basePath -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,5 @@
+import { answer } from "@/server/api";
+
+export async function GET(request: Request) {
+  return answer(request, "alerts");
+}
