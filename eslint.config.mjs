@@ -36,9 +36,9 @@ const COMPONENTS_LAYER = [
  * internals or its tests, and never its files by path.
  */
 const DEMO_MESSAGE =
-  "Production code uses only the demo's public exports: @allocation-lens/demo-cluster (launcher, control client, DemoInfo, Truth), @allocation-lens/demo-cluster/launcher, @allocation-lens/demo-cluster/faults and @allocation-lens/demo-cluster/real-ta-build.";
+  "Production code uses only the demo's public exports: @allocation-lens/demo-cluster (launcher, control client, DemoInfo, Truth), @allocation-lens/demo-cluster/launcher, @allocation-lens/demo-cluster/faults, @allocation-lens/demo-cluster/real-ta-build and @allocation-lens/demo-cluster/kube-real-build.";
 const DEMO_INTERNALS = [
-  rule("^@allocation-lens/demo-cluster/(?!(faults|launcher|real-ta-build)$)", DEMO_MESSAGE),
+  rule("^@allocation-lens/demo-cluster/(?!(faults|launcher|real-ta-build|kube-real-build)$)", DEMO_MESSAGE),
   rule("^@/packages(/|$)", DEMO_MESSAGE),
   rule("^(\\.\\./)+packages(/|$)", DEMO_MESSAGE),
 ];

@@ -12,13 +12,15 @@ import path from "node:path";
  *   Allocator, the CloudWatch fork's, helm), each skipped with its reason when the peer is missing. The dashboard's
  *   suites on the real allocators (test/real-peers) time faults against polls: one at a time, nothing else running;
  *   then the demo's differential suites (packages/demo-cluster/test/real-peers), about two minutes each of waiting on the
- *   allocators' own timing (discovery batches, grace periods): all at once.
+ *   allocators' own timing (discovery batches, grace periods): all at once;
+ * - control-plane: the demo and the dashboard on a real kube-apiserver and etcd (`--kube real`), one file at a time.
  */
 const BESIDE_THE_CODE = ["lib", "components", "app", "server", "packages/*/src", "test-support"].map((d) => `${d}/**/*.test.{ts,tsx}`);
 const ACCEPTANCE = ["test/acceptance", "test/integration", "test/deploy", "packages/*/test/acceptance"].map((d) => `${d}/**/*.test.ts`);
 const BUILT = ["test/built/**/*.test.ts"];
 const REAL_PEERS = ["test/real-peers/**/*.test.ts"];
 const DIFFERENTIAL = ["packages/*/test/real-peers/**/*.test.ts"];
+const CONTROL_PLANE = ["test/control-plane/**/*.test.ts", "packages/*/test/control-plane/**/*.test.ts"];
 
 export default defineConfig({
   resolve: {
@@ -42,6 +44,7 @@ export default defineConfig({
       { extends: true, test: { name: "built", include: BUILT, maxWorkers: 1, sequence: { groupOrder: 2 } } },
       { extends: true, test: { name: "real-peers", include: REAL_PEERS, maxWorkers: 1, sequence: { groupOrder: 3 } } },
       { extends: true, test: { name: "differential", include: DIFFERENTIAL, maxWorkers: 8, sequence: { groupOrder: 4 } } },
+      { extends: true, test: { name: "control-plane", include: CONTROL_PLANE, maxWorkers: 1, sequence: { groupOrder: 5 } } },
     ],
   },
 });

@@ -12,4 +12,5 @@ export declare function ensureOauth2Proxy(opts?: { log?: (line: string) => void 
 export declare function ensureHelm(opts?: { log?: (line: string) => void }): Ensured;
 export { REAL_TA_MODULE, REAL_TA_VERSION, realTaPath, ensureRealTa } from "@allocation-lens/demo-cluster/real-ta-build";
 export { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, ensureCloudwatchTa } from "@allocation-lens/demo-cluster/real-ta-build";
-export declare const GO_PEERS: Record<"helm" | "otel-allocator" | "cloudwatch-target-allocator" | "oauth2-proxy", (opts?: { log?: (line: string) => void }) => Ensured>;
+export { KUBERNETES_VERSION, ETCD_VERSION, ensureKubeReal } from "@allocation-lens/demo-cluster/kube-real-build";
+export declare const GO_PEERS: Record<"helm" | "otel-allocator" | "cloudwatch-target-allocator" | "oauth2-proxy" | "kube-apiserver", (opts?: { log?: (line: string) => void }) => Ensured>;

@@ -1,5 +1,5 @@
 // Test peers that are built rather than installed, each from its Go module with `go install` into a cache outside the
-// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused. `npm test` builds all four at its
+// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused. `npm test` builds all five at its
 // start, in the background (`node scripts/build-peers.mjs <name>`, one process each), and waits for one only before the tier
 // that needs it:
 // - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): the browser tier;
@@ -8,6 +8,9 @@
 //   the real peers tier. It cannot be `go install`ed here (the module proxy refuses the module's version list, which
 //   `go install` reads for deprecation notices), so the pinned version's module is downloaded and built inside a copy of
 //   it with `go build` (docs/faithfulness.md, "Which allocator");
+// - etcd and kube-apiserver (with prometheus-operator's CRDs), for the demo's `--kube real` and the suites held to a real
+//   API server: the control plane tier. Both are built inside writable copies of their modules, whose replaces point at
+//   the published modules (packages/demo-cluster/src/kube-real-build.mjs);
 // - the CloudWatch fork's Target Allocator, for the demo's `--flavor cloudwatch --ta real` and the suites held to it: the
 //   real peers tier. No module proxy serves it: its source at the pinned commit comes from
 //   $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or a git-archive .tar.gz) or from a fetch of the public repository,
@@ -24,6 +27,9 @@ export { findGo, peerCache, requirePeers };
 export { REAL_TA_MODULE, REAL_TA_VERSION, ensureRealTa, realTaPath } from "@allocation-lens/demo-cluster/real-ta-build";
 // the CloudWatch fork's Target Allocator, built from its source at a pinned commit, likewise
 export { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, ensureCloudwatchTa } from "@allocation-lens/demo-cluster/real-ta-build";
+// a real control plane for the demo's `--kube real`: etcd, kube-apiserver and the monitoring CRDs, likewise
+export { KUBERNETES_VERSION, ETCD_VERSION, ensureKubeReal } from "@allocation-lens/demo-cluster/kube-real-build";
+import { ensureKubeReal } from "@allocation-lens/demo-cluster/kube-real-build";
 
 export const OAUTH2_PROXY_MODULE = "github.com/oauth2-proxy/oauth2-proxy/v7";
 export const OAUTH2_PROXY_VERSION = "v7.15.6";
@@ -79,5 +85,10 @@ export const GO_PEERS = {
   "otel-allocator": ensureRealTa,
   "cloudwatch-target-allocator": ensureCloudwatchTa,
   "oauth2-proxy": ensureOauth2Proxy,
+  // etcd, then kube-apiserver (about 9 minutes of one core the first time), then the CRD files: one peer, `path` the API server's
+  "kube-apiserver": (options) => {
+    const r = ensureKubeReal(options);
+    return "missing" in r ? r : { path: r.kubeApiserver.path, built: r.built, seconds: r.seconds, etcd: r.etcd.path, crds: r.crds.files };
+  },
 };
 

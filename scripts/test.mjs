@@ -2,7 +2,7 @@
 // `npm test`: every test, tier by tier (CONTRIBUTING.md, "Tests"). Installs the Debian test peers it needs when run as
 // root (chromium for the browser tier, prometheus and kubectl for the acceptance tier), or stops with a message naming the
 // package. Starts building the Go test peers at once, in the background and at a lower priority, one process each
-// (helm, upstream's Target Allocator, the CloudWatch fork's, oauth2-proxy: scripts/peers.mjs, cached; their logs in
+// (helm, upstream's Target Allocator, the CloudWatch fork's, oauth2-proxy, etcd and kube-apiserver: scripts/peers.mjs, cached; their logs in
 // artifacts/peers/), and meanwhile runs:
 //   checks       eslint and tsc, side by side
 //   unit         vitest --project unit: the tests beside the code
@@ -14,6 +14,8 @@
 //   real peers   vitest --project real-peers --project differential, once helm and both allocators are built (or known
 //                missing)
 //   browser      Playwright, once oauth2-proxy is built
+//   control plane  vitest --project control-plane: the demo and the dashboard on a real kube-apiserver and etcd, once
+//                both are built (the longest build: last)
 // It prints each tier's counts and wall time, then `N passed, N failed` computed from the runners' own JSON reports (also
 // written to artifacts/test-summary.json).
 import { spawn } from "node:child_process";
@@ -190,6 +192,11 @@ if (!built) {
   }
 }
 
+console.log(`\n== control plane tier: waiting for etcd, kube-apiserver and upstream's allocator at ${clock()}`);
+const cpWait = await needPeers(["kube-apiserver", "otel-allocator"], "the suites held to a real API server");
+await vitestTier("control plane", ["control-plane"], "control plane tier");
+tiers.at(-1).waitedMs = cpWait;
+
 // a peer build nothing waited for (the build failed) is waited for here, and counts in the summary
 const peerResults = await Promise.all(Object.values(peers));
 const checksFailed = checks.some((c) => !c.ok);
@@ -206,7 +213,7 @@ const results = {
 fs.writeFileSync(path.join(artifacts, "test-summary.json"), JSON.stringify(results, null, 2));
 
 console.log("\nTiers (wall time; one after the other, the Go peers building beside them):");
-const row = (name, ms, text) => console.log(`  ${name.padEnd(12)} ${mmss(ms).padStart(7)}  ${text}`);
+const row = (name, ms, text) => console.log(`  ${name.padEnd(14)} ${mmss(ms).padStart(7)}  ${text}`);
 row("checks", checksMs, checks.map((c) => `${c.label} ${c.ok ? "ok" : "FAILED"} (${mmss(c.ms)})`).join(", "));
 const waited = (t) => (t.waitedMs > 1000 ? `, after waiting ${mmss(t.waitedMs)} for its peers` : "");
 const tierRow = (t) => row(t.tier, t.ms, `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped${t.note ? ` (${t.note})` : ""}${waited(t)}`);

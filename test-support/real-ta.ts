@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { ETCD_VERSION, KUBERNETES_VERSION, etcdPath, kubeApiserverPath, monitoringCrdsDir } from "@allocation-lens/demo-cluster/kube-real-build";
 
 export interface RealTaBinary {
   binary: string;
@@ -42,4 +43,34 @@ export function realTaSuite(name: string, body: (ta: RealTaBinary) => void): voi
 export function cloudwatchTaSuite(name: string, body: (ta: RealTaBinary) => void): void {
   const reason = `the CloudWatch fork's allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) is not built (${cloudwatchTaPath()}): "node scripts/build-peers.mjs cloudwatch-target-allocator" builds it with Go 1.26 or newer from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository (npm test and npm run test:real-peers do)`;
   peerSuite(name, cloudwatchTaBinary(), reason, body);
+}
+
+/** etcd, kube-apiserver and the CRD files of the demo's `--kube real`, as startDemoCluster's `kubeReal` takes them. */
+export interface KubeRealBinaries {
+  etcd: string;
+  kubeApiserver: string;
+  crds: string[];
+}
+
+/** The built control plane, or undefined when a piece of it is not there. */
+export function kubeRealBinaries(): KubeRealBinaries | undefined {
+  const crdDir = monitoringCrdsDir();
+  const crds = fs.existsSync(crdDir) ? fs.readdirSync(crdDir).filter((f) => f.endsWith(".yaml")).map((f) => `${crdDir}/${f}`) : [];
+  const b = { etcd: etcdPath(), kubeApiserver: kubeApiserverPath(), crds };
+  return fs.existsSync(b.etcd) && fs.existsSync(b.kubeApiserver) && crds.length ? b : undefined;
+}
+
+/** `body` with a real control plane (and upstream's real allocator), or one skipped test naming what is missing. */
+export function kubeRealSuite(name: string, body: (kube: KubeRealBinaries, ta: RealTaBinary) => void): void {
+  const kube = kubeRealBinaries();
+  const ta = realTaBinary();
+  const reason = !kube
+    ? `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} are not built (${kubeApiserverPath()}, ${etcdPath()}): "node scripts/build-peers.mjs kube-apiserver" builds them with Go 1.26 or newer (npm test and npm run test:control-plane do)`
+    : `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): "node scripts/build-peers.mjs otel-allocator" builds it`;
+  if (kube && ta) {
+    describe(name, () => body(kube, ta));
+    return;
+  }
+  if (requirePeers()) it(`${name}: the real control plane is available (ALLOCATION_LENS_REQUIRE_PEERS=1)`, () => expect.fail(reason));
+  else it.skip(`${name}: ${reason}`, () => undefined);
 }

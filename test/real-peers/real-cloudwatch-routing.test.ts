@@ -70,7 +70,12 @@ cloudwatchTaSuite("the dashboard on the CloudWatch fork's real Target Allocators
       });
       expect(moved.expectedRole).toBe("cluster-scraper");
       await inject(lens, { fault: "annotate-monitor", namespace: ns, name: sm.metadata.name, value: null });
-      await waitFor(`${job} back in the per-node TA`, async () => (await rawFork(lens, "per-node")).jobs.includes(job), { timeoutMs: 60_000, intervalMs: 500 });
+      // each TA reloads on its own schedule: settled only once the job is back in the per-node TA and gone from the other
+      await waitFor(
+        `${job} back in the per-node TA and gone from the cluster-scraper's`,
+        async () => (await rawFork(lens, "per-node")).jobs.includes(job) && !(await rawFork(lens, "cluster-scraper")).jobs.includes(job),
+        { timeoutMs: 60_000, intervalMs: 500 },
+      );
     }, 150_000);
 
     it("a monitor annotated under the other spelling of the key: the fork ignores it, the dashboard reports it", async () => {

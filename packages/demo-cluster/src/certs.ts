@@ -87,6 +87,7 @@ async function leaf(
   cn: string,
   usage: X509.ExtendedKeyUsage,
   sans: X509.JsonGeneralName[],
+  organizations: readonly string[] = ["Allocation Lens demo"],
 ): Promise<{ certPem: string; keyPem: string }> {
   const x509 = await lib();
   const keys = await keyPair();
@@ -102,7 +103,7 @@ async function leaf(
   const cert = await x509.X509CertificateGenerator.create(
     {
       serialNumber: serial(),
-      subject: `CN=${cn}, O=Allocation Lens demo`,
+      subject: [`CN=${cn}`, ...organizations.map((o) => `O=${o}`)].join(", "),
       issuer: ca.cert.subject,
       notBefore: new Date(now - DAY),
       notAfter: new Date(now + 365 * DAY),
@@ -122,12 +123,31 @@ async function leaf(
  */
 export async function generateDemoPki(dnsNames: readonly string[] = []): Promise<DemoPki> {
   const x509 = await lib();
+  const ca = await newCa("Allocation Lens demo CA");
+  const server = await leaf(ca, "localhost", x509.ExtendedKeyUsage.serverAuth, [
+    { type: "dns", value: "localhost" },
+    { type: "ip", value: "127.0.0.1" },
+    { type: "ip", value: "::1" },
+    ...dnsNames.filter((d) => d !== "localhost").map((value) => ({ type: "dns" as const, value })),
+  ]);
+  const client = await leaf(ca, "allocation-lens", x509.ExtendedKeyUsage.clientAuth, []);
+  return {
+    caPem: ca.cert.toString("pem"),
+    serverCertPem: server.certPem,
+    serverKeyPem: server.keyPem,
+    clientCertPem: client.certPem,
+    clientKeyPem: client.keyPem,
+  };
+}
+
+async function newCa(name: string): Promise<{ cert: X509.X509Certificate; keys: CryptoKeyPair }> {
+  const x509 = await lib();
   const caKeys = await keyPair();
   const now = Date.now();
   const caCert = await x509.X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: serial(),
-      name: "CN=Allocation Lens demo CA, O=Allocation Lens demo",
+      name: `CN=${name}, O=Allocation Lens demo`,
       notBefore: new Date(now - DAY),
       notAfter: new Date(now + 3650 * DAY),
       keys: caKeys,
@@ -140,21 +160,43 @@ export async function generateDemoPki(dnsNames: readonly string[] = []): Promise
     },
     crypto,
   );
-  const ca = { cert: caCert, keys: caKeys };
+  return { cert: caCert, keys: caKeys };
+}
+
+/** A user of a Kubernetes API server that trusts a client CA: its name (CN) and groups (O). */
+export interface ClusterUser {
+  name: string;
+  groups: readonly string[];
+}
+
+/** The PKI of a real control plane: its CA, the API server's serving certificate, one client certificate per user, a service-account signing key. */
+export interface ClusterPki {
+  caPem: string;
+  serverCertPem: string;
+  serverKeyPem: string;
+  users: Record<string, { certPem: string; keyPem: string }>;
+  serviceAccountKeyPem: string;
+  serviceAccountPublicKeyPem: string;
+}
+
+/**
+ * A fresh CA that signs a serving certificate for localhost / 127.0.0.1 / ::1 and a client certificate per user
+ * (`CN=<name>, O=<group>...`, as kube-apiserver's x509 authenticator reads them), and an ECDSA key for signing
+ * service-account tokens.
+ */
+export async function generateClusterPki(users: readonly ClusterUser[]): Promise<ClusterPki> {
+  const x509 = await lib();
+  const ca = await newCa("Allocation Lens demo control plane CA");
   const server = await leaf(ca, "localhost", x509.ExtendedKeyUsage.serverAuth, [
     { type: "dns", value: "localhost" },
+    { type: "dns", value: "kubernetes.default.svc" },
     { type: "ip", value: "127.0.0.1" },
     { type: "ip", value: "::1" },
-    ...dnsNames.filter((d) => d !== "localhost").map((value) => ({ type: "dns" as const, value })),
   ]);
-  const client = await leaf(ca, "allocation-lens", x509.ExtendedKeyUsage.clientAuth, []);
-  return {
-    caPem: caCert.toString("pem"),
-    serverCertPem: server.certPem,
-    serverKeyPem: server.keyPem,
-    clientCertPem: client.certPem,
-    clientKeyPem: client.keyPem,
-  };
+  const issued: ClusterPki["users"] = {};
+  for (const u of users) issued[u.name] = await leaf(ca, u.name, x509.ExtendedKeyUsage.clientAuth, [], u.groups);
+  const sa = await keyPair();
+  return { caPem: ca.cert.toString("pem"), serverCertPem: server.certPem, serverKeyPem: server.keyPem, users: issued, serviceAccountKeyPem: await keyPem(sa.privateKey), serviceAccountPublicKeyPem: x509.PemConverter.encode(await crypto.subtle.exportKey("spki", sa.publicKey), "PUBLIC KEY") };
 }
 
 /** Writes ca.crt, tls.crt/tls.key (server) and client.crt/client.key into `dir` (keys mode 0600). */

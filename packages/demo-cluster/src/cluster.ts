@@ -29,6 +29,8 @@ import type { DemoInfo, RealTaStartup, Truth } from "./contract/info";
 import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
+import { ControlPlane } from "./kube-real/control-plane";
+import { StoreMirror } from "./kube-real/mirror";
 
 /** The routing annotation's key the CloudWatch fork's allocator at the pinned commit reads (the merged change renamed it). */
 export const FORK_SCRAPER_ANNOTATION = EARLIER_SCRAPER_ANNOTATION;
@@ -66,6 +68,13 @@ export interface DemoOptions {
   restartBackoffMs?: number;
   /** progress while starting (the real allocators' jobs listed); the CLI writes it to stderr; default none */
   log?: (line: string) => void;
+  /**
+   * which Kubernetes API its clients (kubectl, the TAs, the dashboard) are given: the demo's own (default) or a real
+   * kube-apiserver with etcd, the world written to it (kube-real/)
+   */
+  kube?: "demo" | "real";
+  /** `kube: "real"`: the binaries and CRD files (scripts/peers.mjs: ensureKubeReal builds them) */
+  kubeReal?: { etcd: string; kubeApiserver: string; crds: readonly string[] };
 }
 
 /**
@@ -91,7 +100,11 @@ export interface DemoCluster {
   taPods: TaPods;
   /** the real allocators (`ta: "real"`) */
   realTas: Partial<Record<Role, RealTa>>;
+  /** the demo's own Kubernetes API (with `kube: "real"` it still serves, for the port-forward and proxy tests, but no kubeconfig names it) */
   kube: KubeApiServer;
+  /** `kube: "real"`: etcd and kube-apiserver, and the writer that keeps the world on it */
+  controlPlane?: ControlPlane;
+  mirror?: StoreMirror;
   faults: FaultEngine;
   scenario: ScenarioPlayer;
   close(): Promise<void>;
@@ -110,6 +123,8 @@ export const DEFAULT_DEMO: DemoOptions = {
 export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Promise<DemoCluster> {
   const o: DemoOptions = { ...DEFAULT_DEMO, ...partial };
   const real = o.ta === "real";
+  const kubeReal = o.kube === "real";
+  if (kubeReal && !o.kubeReal) throw new Error("--kube real needs etcd, kube-apiserver and the monitoring CRDs (scripts/peers.mjs ensureKubeReal builds them)");
   if (real && !o.realTa) throw new Error(`--ta real needs the ${o.flavor === "upstream" ? "otel-allocator binary (scripts/peers.mjs ensureRealTa" : "CloudWatch fork's allocator binary (scripts/peers.mjs ensureCloudwatchTa"} builds it)`);
   if (o.https && o.flavor !== "upstream") throw new Error("--https is for the upstream flavor (the cloudwatch flavor always serves HTTPS)");
   const perNodeStrategy: StrategyName = o.strategy ?? "per-node";
@@ -180,6 +195,26 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     tls: { certPem: pki.serverCertPem, keyPem: pki.serverKeyPem, caPem: pki.caPem },
   });
   const pkiPaths = await writePki(path.join(dir, "tls"), pki);
+  let controlPlane: ControlPlane | undefined;
+  let mirror: StoreMirror | undefined;
+  if (kubeReal) {
+    try {
+      controlPlane = await ControlPlane.start({ ...o.kubeReal!, dir: path.join(dir, "control-plane"), host: o.host, port: o.ports?.kube, log: o.log });
+      mirror = new StoreMirror(store, controlPlane.client("allocation-lens-demo"), { log: o.log });
+      const t0 = Date.now();
+      await mirror.start();
+      o.log?.(`the world written to kube-apiserver: ${mirror.stats.applied} objects in ${((Date.now() - t0) / 1000).toFixed(1)} s${mirror.stats.refused ? `, ${mirror.stats.refused} refused (last: ${mirror.stats.lastRefusal})` : ""}`);
+    } catch (e) {
+      mirror?.stop();
+      await Promise.all([kube.close(), controlPlane?.close()]);
+      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+  // the kubeconfig each client is given: the demo's own API, or the real one's (one identity per client)
+  const kubeconfigs = controlPlane
+    ? { demo: controlPlane.kubeconfigs.demo, ta: controlPlane.kubeconfigs.targetAllocator, dashboard: controlPlane.kubeconfigs.dashboard, url: controlPlane.url }
+    : { demo: kube.kubeconfigPath, ta: kube.kubeconfigPath, dashboard: kube.kubeconfigPath, url: kube.url };
   const taServers: Partial<Record<Role, TaServer>> = {};
   const realTas: Partial<Record<Role, RealTa>> = {};
   const targetAllocators: DemoInfo["targetAllocators"] = {};
@@ -187,6 +222,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   const closeStarted = async () => {
     await Promise.all([kube.close(), ...Object.values(taServers).map((s) => s!.close()), ...Object.values(realTas).map((t) => t!.close())]);
     for (const a of Object.values(allocators)) a?.stop();
+    mirror?.stop();
+    await controlPlane?.close();
   };
   const bare = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, "");
   try {
@@ -208,7 +245,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
           strategy: role === "per-node" ? perNodeStrategy : "consistent-hashing",
           fallback: role === "per-node" ? perNodeFallback : null,
           graceSeconds,
-          kubeconfig: kube.kubeconfigPath,
+          kubeconfig: kubeconfigs.ta,
           dir: path.join(dir, "real-ta", role),
           host: o.host,
           port: o.ports?.[role] ?? 0,
@@ -265,7 +302,12 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     throw e;
   }
 
-  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, realTas, dropWatches: () => kube.dropWatches("end"), stallWatches: (r, o, ms) => kube.stallWatches(r, o, ms), now: Date.now });
+  // on a real API server a watch disconnect is what its restart does to every watch; a stall cannot be made there
+  const dropWatches = controlPlane
+    ? () => void controlPlane.restartApiserver().catch((e) => o.log?.(`kube-apiserver did not come back: ${(e as Error).message}`))
+    : () => kube.dropWatches("end");
+  const stallWatches = controlPlane ? undefined : (r: "pods", ob: KubeObject, ms: number) => kube.stallWatches(r, ob, ms);
+  const faults = new FaultEngine({ store, builder, world, baseline, allocators, taPods, realTas, dropWatches, stallWatches, now: Date.now });
   const scenario = new ScenarioPlayer(faults, () => ({
     nodes: store.list("nodes").map((n) => n.metadata.name).sort(),
     monitor: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey]) ? { namespace: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.namespace!, name: world.serviceMonitors.find((m) => !m.metadata.annotations?.[annotationKey])!.metadata.name } : null,
@@ -280,7 +322,7 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
 
   const cluster = {
     name: "demo",
-    kubernetes: { kubeconfig: kube.kubeconfigPath },
+    kubernetes: { kubeconfig: kubeconfigs.dashboard },
     scraperAnnotation: annotationKey,
     pollIntervalSeconds: o.pollInterval,
   };
@@ -314,8 +356,9 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
   fs.writeFileSync(discoverConfig, dashboardFile("auto", "history-discover.sqlite"));
 
   const info: DemoInfo = {
-    kubeconfig: kube.kubeconfigPath,
-    kubeApi: kube.url,
+    kubeconfig: kubeconfigs.demo,
+    kubeApi: kubeconfigs.url,
+    ...(controlPlane ? { etcd: controlPlane.etcdUrl } : {}),
     targetAllocators,
     dashboardConfig,
     discoverConfig,
@@ -342,6 +385,8 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     taPods,
     realTas,
     kube,
+    controlPlane,
+    mirror,
     faults,
     scenario,
     async close() {

@@ -6,17 +6,20 @@ import { parseArgs } from "node:util";
 import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
 import { SCENARIOS, type ScenarioName } from "./scenario";
 import { ensureCloudwatchTa, ensureRealTa } from "./real-ta-build.mjs";
+import { ensureKubeReal } from "./kube-real-build.mjs";
 
 const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
        [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]
        [--per-node-port P] [--cluster-scraper-port P] [--poll-interval SECONDS] [--dir DIR]
        [--ta simulated|real] [--strategy per-node|consistent-hashing|least-weighted] [--fallback consistent-hashing|none]
-       [--grace-seconds N] [--https] [--annotation-key KEY]
+       [--grace-seconds N] [--https] [--annotation-key KEY] [--kube demo|real]
   --ta real runs the flavor's real Target Allocator in place of the simulated one, built once with Go into a cache:
   upstream's otel-allocator (--flavor upstream), or the CloudWatch fork's allocator, one per role (--flavor cloudwatch;
   its source from ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE or the public repository). --annotation-key is the routing
   annotation's key on the world's monitors (default cloudwatch.aws.amazon.com/scraper; with the fork's allocator
-  cloudwatch.aws/scraper, the key it reads).`;
+  cloudwatch.aws/scraper, the key it reads).
+  --kube real gives every client a real kube-apiserver (with etcd, both built once with Go into the same cache) in place
+  of the demo's own API: the world is written to it, RBAC and all; the JSON line adds etcd's URL.`;
 
 function fail(message: string): never {
   console.error(`demo-cluster: ${message}\n${USAGE}`);
@@ -53,6 +56,7 @@ async function main() {
         "grace-seconds": { type: "string" },
         https: { type: "boolean" },
         "annotation-key": { type: "string" },
+        kube: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -94,7 +98,20 @@ async function main() {
     }
     realTa = { binary: peer.path, version: peer.version };
   }
+  const kube = values.kube ?? "demo";
+  if (kube !== "demo" && kube !== "real") fail(`--kube must be demo or real, got "${kube}"`);
+  let kubeReal: { etcd: string; kubeApiserver: string; crds: string[] } | undefined;
+  if (kube === "real") {
+    const peer = ensureKubeReal({ log: (line: string) => console.error(`demo-cluster: ${line}`) });
+    if ("missing" in peer) {
+      console.error(`demo-cluster: --kube real: ${peer.missing}`);
+      process.exit(1);
+    }
+    kubeReal = { etcd: peer.etcd.path, kubeApiserver: peer.kubeApiserver.path, crds: peer.crds.files };
+  }
   const demo = await startDemoCluster({
+    kube,
+    kubeReal,
     log: (line) => console.error(`demo-cluster: ${line}`),
     ta,
     realTa,

@@ -32,8 +32,11 @@ export interface TaInfo {
 
 /** The one line of JSON `npm run demo-cluster` prints on stdout when it is ready. */
 export interface DemoInfo {
+  /** a kubeconfig of the Kubernetes API its clients use: the demo's own, or (`--kube real`) the real kube-apiserver's */
   kubeconfig: string;
   kubeApi: string;
+  /** `--kube real`: etcd's client URL (plain HTTP on loopback) */
+  etcd?: string;
   targetAllocators: Partial<Record<Role, TaInfo>>;
   /** a dashboard configuration file for this cluster */
   dashboardConfig: string;

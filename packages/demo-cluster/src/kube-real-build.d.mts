@@ -1,0 +1,16 @@
+type Built = { path: string; built: boolean; seconds: number; version: string };
+type Missing = { missing: string };
+type Log = { log?: (line: string) => void };
+export declare const KUBERNETES_MODULE: string;
+export declare const KUBERNETES_VERSION: string;
+export declare const ETCD_MODULE: string;
+export declare const ETCD_VERSION: string;
+export declare const PROMETHEUS_OPERATOR_MODULE: string;
+export declare const PROMETHEUS_OPERATOR_VERSION: string;
+export declare function kubeApiserverPath(): string;
+export declare function etcdPath(): string;
+export declare function monitoringCrdsDir(): string;
+export declare function ensureKubeApiserver(opts?: Log): Built | Missing;
+export declare function ensureEtcd(opts?: Log): Built | Missing;
+export declare function ensureMonitoringCrds(opts?: Log): { dir: string; files: string[]; built: boolean; seconds: number } | Missing;
+export declare function ensureKubeReal(opts?: Log): { etcd: Built; kubeApiserver: Built; crds: { dir: string; files: string[] }; seconds: number; built: boolean } | Missing;

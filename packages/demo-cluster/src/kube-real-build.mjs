@@ -1,0 +1,181 @@
+// A real Kubernetes control plane for the demo's `--kube real`: etcd and kube-apiserver, each built from its Go module into
+// the test peers' cache (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused; and the monitoring CRDs
+// (ServiceMonitor, PodMonitor) from prometheus-operator's module. Neither binary can be `go install`ed: both modules replace
+// their sibling modules with directories their module zips do not hold, so each is built inside a writable copy whose
+// replaces point at the published modules of the same release (docs/decisions/0011-a-real-control-plane.md). Plain
+// JavaScript, so that plain `node` scripts can import it.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { findGo, peerCache } from "./real-ta-build.mjs";
+
+export const KUBERNETES_MODULE = "k8s.io/kubernetes";
+export const KUBERNETES_VERSION = "v1.37.2";
+/** the staging modules' published release that goes with KUBERNETES_VERSION */
+const STAGING_VERSION = "v0.37.2";
+export const ETCD_MODULE = "go.etcd.io/etcd/server/v3";
+export const ETCD_VERSION = "v3.6.16";
+export const PROMETHEUS_OPERATOR_MODULE = "github.com/prometheus-operator/prometheus-operator";
+/** the version upstream's otel-allocator v0.140.0 is built against */
+export const PROMETHEUS_OPERATOR_VERSION = "v0.81.0";
+
+/** Where kube-apiserver is (or will be): $ALLOCATION_LENS_KUBE_APISERVER, or the cache's versioned directory. */
+export const kubeApiserverPath = () => process.env.ALLOCATION_LENS_KUBE_APISERVER || path.join(peerCache(), "bin", `kube-apiserver-${KUBERNETES_VERSION}`, "kube-apiserver");
+/** Where etcd is (or will be): $ALLOCATION_LENS_ETCD, or the cache's versioned directory. */
+export const etcdPath = () => process.env.ALLOCATION_LENS_ETCD || path.join(peerCache(), "bin", `etcd-${ETCD_VERSION}`, "etcd");
+/** Where the monitoring CRDs are copied: the cache's versioned directory. */
+export const monitoringCrdsDir = () => path.join(peerCache(), "crds", `prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}`);
+
+/** The env of every build here: no VCS stamping, the machine's own Go (a module's toolchain line does not fetch another). */
+const buildEnv = (flags) => ({ ...process.env, GOFLAGS: `${flags} -buildvcs=false`.trim(), GOTOOLCHAIN: "local" });
+
+/** `go mod download` of one module version: { dir } or { missing }. */
+function download(go, mod, version, log) {
+  log(`  downloading the module ${mod}@${version}`);
+  const dl = spawnSync(go, ["mod", "download", "-json", `${mod}@${version}`], { encoding: "utf8", env: buildEnv(""), maxBuffer: 1 << 20 });
+  let dir;
+  try {
+    dir = JSON.parse(dl.stdout).Dir;
+  } catch {
+    /* reported below */
+  }
+  if (dl.status !== 0 || !dir) {
+    const why = (dl.stdout || dl.stderr || "").split("\n").find((l) => /error|forbidden|not found/i.test(l)) ?? `exit ${dl.status}`;
+    return { missing: `go mod download ${mod}@${version} failed: ${why.trim().slice(0, 300)}` };
+  }
+  return { dir };
+}
+
+/**
+ * Builds `pkg` of module `mod@version` into `bin` inside a writable copy of the module, after `prepare(copy)` edits it.
+ * Returns { path, built, seconds, version } or { missing }.
+ */
+function buildInCopy({ name, mod, version, pkg, bin, about, prepare, ldflags, log }) {
+  if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0, version };
+  const go = findGo();
+  if (!go) return { missing: `Go is not installed (/usr/local/go/bin/go, or go on PATH): cannot build ${name} from ${mod}@${version}` };
+  const started = Date.now();
+  log(`building ${name} from ${mod}@${version} with ${go} into ${path.dirname(bin)} (once, then cached; ${about})`);
+  const source = download(go, mod, version, log);
+  if ("missing" in source) return source;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `allocation-lens-${name}-`));
+  try {
+    fs.cpSync(source.dir, work, { recursive: true });
+    spawnSync("chmod", ["-R", "u+w", work]);
+    const prepared = prepare(work, go);
+    if (prepared?.missing) return prepared;
+    fs.mkdirSync(path.dirname(bin), { recursive: true });
+    log(`  compiling in ${work} (go build -v prints each package as it compiles)`);
+    const tmpBin = `${bin}.partial-${process.pid}`;
+    const args = ["build", "-v", "-trimpath", ...(ldflags ? ["-ldflags", ldflags] : []), "-o", tmpBin, pkg];
+    const r = spawnSync(go, args, { cwd: work, stdio: ["ignore", "inherit", "inherit"], env: buildEnv("-mod=mod") });
+    const seconds = Math.round((Date.now() - started) / 1000);
+    if (r.status !== 0 || !fs.existsSync(tmpBin)) return { missing: `go build of ${name} (${mod}@${version}) failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
+    fs.renameSync(tmpBin, bin);
+    log(`built ${bin} in ${seconds} s`);
+    return { path: bin, built: true, seconds, version };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * kube-apiserver from k8s.io/kubernetes, built when absent (about 9 minutes of one core the first time, nothing
+ * afterwards). The module's go.mod replaces every staging module (k8s.io/api, k8s.io/apiserver, ...) with
+ * ./staging/src/k8s.io/<name>, which its zip does not hold: each replace is pointed at that module's published release
+ * instead, and go.work is dropped. The version is stamped as a release build does, or the server calls itself v0.0.0-master.
+ */
+export function ensureKubeApiserver({ log = (line) => console.log(line) } = {}) {
+  const bin = kubeApiserverPath();
+  if (process.env.ALLOCATION_LENS_KUBE_APISERVER && !fs.existsSync(bin)) return { missing: `ALLOCATION_LENS_KUBE_APISERVER=${bin} does not exist` };
+  const [major, minor] = KUBERNETES_VERSION.slice(1).split(".");
+  const stamp = (k, v) => `-X k8s.io/component-base/version.${k}=${v}`;
+  return buildInCopy({
+    name: "kube-apiserver",
+    mod: KUBERNETES_MODULE,
+    version: KUBERNETES_VERSION,
+    pkg: "./cmd/kube-apiserver",
+    bin,
+    about: "about 9 minutes of one core",
+    log,
+    ldflags: [stamp("gitVersion", KUBERNETES_VERSION), stamp("gitMajor", major), stamp("gitMinor", minor), stamp("gitTreeState", "clean"), "-s", "-w"].join(" "),
+    prepare: (work) => {
+      const gomod = path.join(work, "go.mod");
+      const text = fs.readFileSync(gomod, "utf8");
+      let count = 0;
+      const edited = text.replace(/^(\s*)(k8s\.io\/[\w.-]+) => \.\/staging\/src\/k8s\.io\/[\w.-]+\s*$/gm, (_, indent, name) => {
+        count++;
+        return `${indent}${name} => ${name} ${STAGING_VERSION}`;
+      });
+      if (!count) return { missing: `${KUBERNETES_MODULE}@${KUBERNETES_VERSION}: its go.mod has no ./staging replace to point at the published modules` };
+      fs.writeFileSync(gomod, edited);
+      for (const f of ["go.work", "go.work.sum"]) fs.rmSync(path.join(work, f), { force: true });
+      log(`  pointed ${count} staging replaces at their ${STAGING_VERSION} modules`);
+      return undefined;
+    },
+  });
+}
+
+/**
+ * etcd from go.etcd.io/etcd/server/v3 (its root package is the etcd binary), built when absent (about 30 s the first
+ * time). Its go.mod replaces its sibling modules (api, client, pkg) with ../ directories: those replaces are dropped, the
+ * siblings being published at the same version.
+ */
+export function ensureEtcd({ log = (line) => console.log(line) } = {}) {
+  const bin = etcdPath();
+  if (process.env.ALLOCATION_LENS_ETCD && !fs.existsSync(bin)) return { missing: `ALLOCATION_LENS_ETCD=${bin} does not exist` };
+  return buildInCopy({
+    name: "etcd",
+    mod: ETCD_MODULE,
+    version: ETCD_VERSION,
+    pkg: ".",
+    bin,
+    about: "about 1 minute",
+    log,
+    ldflags: "-s -w",
+    prepare: (work) => {
+      const gomod = path.join(work, "go.mod");
+      const text = fs.readFileSync(gomod, "utf8");
+      // the block of ../ replaces and the FORBIDDEN_DEPENDENCY guards go; the siblings come at ETCD_VERSION
+      const edited = text
+        .replace(/^replace \(\n(?:\s*go\.etcd\.io\/[^\n]*=> \.\.\/[^\n]*\n)+\)\n/m, "")
+        .replace(/^replace go\.etcd\.io\/[^\n]*=> \.\.\/[^\n]*\n/gm, "");
+      if (/=> \.\.\//.test(edited)) return { missing: `${ETCD_MODULE}@${ETCD_VERSION}: its go.mod still replaces a sibling with a ../ directory after the edit` };
+      fs.writeFileSync(gomod, edited);
+      return undefined;
+    },
+  });
+}
+
+/** The CRD files the demo installs, from prometheus-operator's module (example/prometheus-operator-crd/). */
+const MONITORING_CRDS = ["monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_scrapeconfigs.yaml", "monitoring.coreos.com_probes.yaml", "monitoring.coreos.com_prometheusrules.yaml"];
+
+/** The monitoring CRDs copied into the cache when absent: { dir, files } or { missing }. */
+export function ensureMonitoringCrds({ log = (line) => console.log(line) } = {}) {
+  const dir = monitoringCrdsDir();
+  const files = MONITORING_CRDS.map((f) => path.join(dir, f));
+  if (files.every((f) => fs.existsSync(f))) return { dir, files, built: false, seconds: 0 };
+  const go = findGo();
+  if (!go) return { missing: `Go is not installed: the monitoring CRDs come from the Go module ${PROMETHEUS_OPERATOR_MODULE}@${PROMETHEUS_OPERATOR_VERSION}` };
+  const source = download(go, PROMETHEUS_OPERATOR_MODULE, PROMETHEUS_OPERATOR_VERSION, log);
+  if ("missing" in source) return source;
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of MONITORING_CRDS) {
+    const from = path.join(source.dir, "example", "prometheus-operator-crd", f);
+    if (!fs.existsSync(from)) return { missing: `${PROMETHEUS_OPERATOR_MODULE}@${PROMETHEUS_OPERATOR_VERSION} has no example/prometheus-operator-crd/${f}` };
+    fs.copyFileSync(from, path.join(dir, f));
+  }
+  return { dir, files, built: true, seconds: 0 };
+}
+
+/** Everything `--kube real` needs: { etcd, kubeApiserver, crds } with paths, or { missing } naming the first that is not there. */
+export function ensureKubeReal({ log = (line) => console.log(line) } = {}) {
+  const etcd = ensureEtcd({ log });
+  if ("missing" in etcd) return etcd;
+  const kubeApiserver = ensureKubeApiserver({ log });
+  if ("missing" in kubeApiserver) return kubeApiserver;
+  const crds = ensureMonitoringCrds({ log });
+  if ("missing" in crds) return crds;
+  return { etcd, kubeApiserver, crds, seconds: etcd.seconds + kubeApiserver.seconds, built: etcd.built || kubeApiserver.built };
+}
