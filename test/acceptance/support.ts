@@ -42,6 +42,8 @@ export interface Lens {
 }
 
 export interface StartOptions extends Partial<DemoOptions> {
+  /** runs once the demo is up, before the dashboard starts (to install objects into its API, say) */
+  prepare?: (demo: DemoCluster) => Promise<void> | void;
   /** rewrite the demo's generated dashboard configuration before the dashboard reads it */
   configure?: (config: Record<string, any>) => Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
@@ -88,9 +90,10 @@ async function route(pathname: string): Promise<{ mod: RouteModule; params?: Rec
 }
 
 export async function startLens(options: StartOptions = {}): Promise<Lens> {
-  const { configure, ...demoOptions } = options;
+  const { configure, prepare, ...demoOptions } = options;
   const demo = await startDemoCluster({ pollInterval: 1, nodes: 6, seed: 7, ...demoOptions });
   try {
+    await prepare?.(demo);
     if (configure) {
       const doc = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
       fs.writeFileSync(demo.info.dashboardConfig, YAML.stringify(configure(doc)));

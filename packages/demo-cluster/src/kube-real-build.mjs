@@ -25,7 +25,7 @@ export const kubeApiserverPath = () => process.env.ALLOCATION_LENS_KUBE_APISERVE
 /** Where etcd is (or will be): $ALLOCATION_LENS_ETCD, or the cache's versioned directory. */
 export const etcdPath = () => process.env.ALLOCATION_LENS_ETCD || path.join(peerCache(), "bin", `etcd-${ETCD_VERSION}`, "etcd");
 /** Where the monitoring CRDs are copied: the cache's versioned directory. */
-export const monitoringCrdsDir = () => path.join(peerCache(), "crds", `prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}`);
+export const monitoringCrdsDir = () => path.join(peerCache(), "crds", `prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-cert-manager-v1.16.2-gateway-api-v1.2.1`);
 
 /** The env of every build here: no VCS stamping, the machine's own Go (a module's toolchain line does not fetch another). */
 const buildEnv = (flags) => ({ ...process.env, GOFLAGS: `${flags} -buildvcs=false`.trim(), GOTOOLCHAIN: "local" });
@@ -148,23 +148,41 @@ export function ensureEtcd({ log = (line) => console.log(line) } = {}) {
   });
 }
 
-/** The CRD files the demo installs, from prometheus-operator's module (example/prometheus-operator-crd/). */
-const MONITORING_CRDS = ["monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_scrapeconfigs.yaml", "monitoring.coreos.com_probes.yaml", "monitoring.coreos.com_prometheusrules.yaml"];
+/**
+ * The CRDs the demo installs, each from the Go module that publishes it: the monitoring CRDs from prometheus-operator's
+ * (what the allocators and the dashboard read), and those the deploy manifests' optional objects need, as a cluster
+ * running them has them installed: cert-manager's Certificate, the Gateway API's HTTPRoute.
+ */
+const CRD_SOURCES = [
+  {
+    mod: PROMETHEUS_OPERATOR_MODULE,
+    version: PROMETHEUS_OPERATOR_VERSION,
+    dir: "example/prometheus-operator-crd",
+    files: ["monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_scrapeconfigs.yaml", "monitoring.coreos.com_probes.yaml", "monitoring.coreos.com_prometheusrules.yaml"],
+  },
+  // its CRD files are also its Helm chart's templates: the template lines are YAML comments but for the labels (cleaned)
+  { mod: "github.com/cert-manager/cert-manager", version: "v1.16.2", dir: "deploy/crds", files: ["crd-certificates.yaml"], cleanLabels: true },
+  { mod: "sigs.k8s.io/gateway-api", version: "v1.2.1", dir: "config/crd/standard", files: ["gateway.networking.k8s.io_httproutes.yaml"] },
+];
 
-/** The monitoring CRDs copied into the cache when absent: { dir, files } or { missing }. */
+/** The CRD files copied into the cache when absent: { dir, files } or { missing }. */
 export function ensureMonitoringCrds({ log = (line) => console.log(line) } = {}) {
   const dir = monitoringCrdsDir();
-  const files = MONITORING_CRDS.map((f) => path.join(dir, f));
+  const files = CRD_SOURCES.flatMap((c) => c.files.map((f) => path.join(dir, f)));
   if (files.every((f) => fs.existsSync(f))) return { dir, files, built: false, seconds: 0 };
   const go = findGo();
-  if (!go) return { missing: `Go is not installed: the monitoring CRDs come from the Go module ${PROMETHEUS_OPERATOR_MODULE}@${PROMETHEUS_OPERATOR_VERSION}` };
-  const source = download(go, PROMETHEUS_OPERATOR_MODULE, PROMETHEUS_OPERATOR_VERSION, log);
-  if ("missing" in source) return source;
+  if (!go) return { missing: `Go is not installed: the CRDs come from Go modules (${CRD_SOURCES.map((c) => `${c.mod}@${c.version}`).join(", ")})` };
   fs.mkdirSync(dir, { recursive: true });
-  for (const f of MONITORING_CRDS) {
-    const from = path.join(source.dir, "example", "prometheus-operator-crd", f);
-    if (!fs.existsSync(from)) return { missing: `${PROMETHEUS_OPERATOR_MODULE}@${PROMETHEUS_OPERATOR_VERSION} has no example/prometheus-operator-crd/${f}` };
-    fs.copyFileSync(from, path.join(dir, f));
+  for (const c of CRD_SOURCES) {
+    const source = download(go, c.mod, c.version, log);
+    if ("missing" in source) return source;
+    for (const f of c.files) {
+      const from = path.join(source.dir, c.dir, f);
+      if (!fs.existsSync(from)) return { missing: `${c.mod}@${c.version} has no ${c.dir}/${f}` };
+      let text = fs.readFileSync(from, "utf8");
+      if (c.cleanLabels) text = text.replace(/^  labels:\n(?:    .*\n)+/m, "  labels:\n    app.kubernetes.io/name: cert-manager\n");
+      fs.writeFileSync(path.join(dir, f), text);
+    }
   }
   return { dir, files, built: true, seconds: 0 };
 }

@@ -91,8 +91,8 @@ export class ControlPlane {
   readonly url: string;
   /** etcd's client URL (plain HTTP on loopback) */
   readonly etcdUrl: string;
-  /** kubeconfig files: the demo's own (writer; kubectl's current context, with the restricted viewer context beside it), the TA's, the dashboard's */
-  readonly kubeconfigs: { demo: string; targetAllocator: string; dashboard: string };
+  /** kubeconfig files: the demo's own (writer; kubectl's current context, with the restricted viewer context beside it), the TA's, the dashboard's, the installer's */
+  readonly kubeconfigs: { demo: string; targetAllocator: string; dashboard: string; installer: string };
   private readonly etcd: Proc;
   private readonly apiserver: Proc;
   private readonly clients = new Map<string, KubeHttp>();
@@ -138,7 +138,7 @@ export class ControlPlane {
       "--profiling=false",
       "--v=1",
     ], d("kube-apiserver.log"));
-    this.kubeconfigs = { demo: d("kubeconfig.yaml"), targetAllocator: d("kubeconfig-target-allocator.yaml"), dashboard: d("kubeconfig-dashboard.yaml") };
+    this.kubeconfigs = { demo: d("kubeconfig.yaml"), targetAllocator: d("kubeconfig-target-allocator.yaml"), dashboard: d("kubeconfig-dashboard.yaml"), installer: d("kubeconfig-installer.yaml") };
   }
 
   /** Starts etcd, then kube-apiserver; installs the CRDs and the RBAC; writes the kubeconfigs. */
@@ -179,6 +179,24 @@ export class ControlPlane {
       this.clients.set(user, c);
     }
     return c;
+  }
+
+  /** A kubeconfig file for the CA of this server and a bearer token (a ServiceAccount's, from a TokenRequest). */
+  writeTokenKubeconfig(file: string, token: string): string {
+    const cluster = "allocation-lens-demo";
+    fs.writeFileSync(
+      file,
+      stringify({
+        apiVersion: "v1",
+        kind: "Config",
+        clusters: [{ name: cluster, cluster: { server: this.url, "certificate-authority-data": Buffer.from(this.pki.caPem).toString("base64") } }],
+        users: [{ name: "token", user: { token } }],
+        contexts: [{ name: "token", context: { cluster, user: "token" } }],
+        "current-context": "token",
+      }),
+      { mode: 0o600 },
+    );
+    return file;
   }
 
   /** The identity `name` as PEMs (for a client the demo starts itself). */
@@ -260,6 +278,7 @@ export class ControlPlane {
     ]));
     w(this.kubeconfigs.targetAllocator, this.kubeconfigFor([{ context: "allocation-lens-demo-target-allocator", user: IDENTITIES.targetAllocator.user }]));
     w(this.kubeconfigs.dashboard, this.kubeconfigFor([{ context: "allocation-lens-demo-dashboard", user: IDENTITIES.dashboard.user }]));
+    w(this.kubeconfigs.installer, this.kubeconfigFor([{ context: "allocation-lens-demo-installer", user: IDENTITIES.installer.user }]));
   }
 
   /** Stops kube-apiserver (SIGTERM, or `kill -9` with `hard`) and starts it again with the same flags; resolves when it is ready. */

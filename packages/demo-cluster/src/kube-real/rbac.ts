@@ -77,12 +77,31 @@ export const VIEWER_RULES: PolicyRule[] = [
   { apiGroups: ["monitoring.coreos.com"], resources: MONITORING_RESOURCES, verbs: READ },
 ];
 
+/**
+ * Who installs the deploy manifests and the Helm chart in the tests: the objects they hold, and every permission the
+ * roles they create grant (RBAC lets a user create a role only with permissions it holds: no `escalate`, no `bind`).
+ */
+export const INSTALLER_RULES: PolicyRule[] = [
+  { apiGroups: [""], resources: ["namespaces", "serviceaccounts", "configmaps", "secrets", "services", "pods", "nodes", "persistentvolumeclaims"], verbs: WRITE },
+  { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
+  { apiGroups: ["cert-manager.io"], resources: ["certificates"], verbs: WRITE },
+  { apiGroups: ["apps"], resources: ["deployments", "replicasets"], verbs: WRITE },
+  { apiGroups: ["policy"], resources: ["poddisruptionbudgets"], verbs: WRITE },
+  { apiGroups: ["networking.k8s.io"], resources: ["networkpolicies", "ingresses"], verbs: WRITE },
+  { apiGroups: ["gateway.networking.k8s.io"], resources: ["httproutes"], verbs: WRITE },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: WRITE },
+  { apiGroups: ["monitoring.coreos.com"], resources: MONITORING_RESOURCES, verbs: WRITE },
+  { apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles", "clusterrolebindings", "roles", "rolebindings"], verbs: WRITE },
+  { apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: READ },
+];
+
 /** The identities the demo hands out, each a client certificate's user bound to one ClusterRole of the same name. */
 export const IDENTITIES = {
   writer: { user: "allocation-lens-demo", rules: WRITER_RULES },
   targetAllocator: { user: "allocation-lens-demo-target-allocator", rules: TARGET_ALLOCATOR_RULES },
   dashboard: { user: "allocation-lens-demo-dashboard", rules: DASHBOARD_RULES },
   viewer: { user: "demo-viewer", rules: VIEWER_RULES },
+  installer: { user: "allocation-lens-demo-installer", rules: INSTALLER_RULES },
 } as const;
 export type IdentityName = keyof typeof IDENTITIES;
 
