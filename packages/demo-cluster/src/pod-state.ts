@@ -1,10 +1,10 @@
 /** Transitions of a pod's status as the kubelet would write them, for the demo's faults. */
 import type { KubeObject } from "./store";
+import { iso } from "./world/naming";
 
 type Condition = { type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string };
 type ContainerStatus = { name: string; ready: boolean; restartCount: number; state: Record<string, unknown>; lastState?: Record<string, unknown>; [k: string]: unknown };
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function setConditions(pod: KubeObject, ready: boolean, nowMs: number, reason?: string): void {
   const status = (pod.status ??= {}) as { conditions?: Condition[] };

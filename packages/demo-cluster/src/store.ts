@@ -11,6 +11,7 @@ export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors
 /** Plain Kubernetes JSON; the one definition lives in world/kube.ts, shared with the world generator. */
 export type { KubeObject } from "./world/kube";
 import type { KubeObject } from "./world/kube";
+import { iso } from "./world/naming";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
@@ -89,7 +90,7 @@ export class Store {
         ...object.metadata,
         uid: previous?.metadata.uid ?? object.metadata.uid ?? `00000000-0000-4000-8000-${(++this.uid).toString(16).padStart(12, "0")}`,
         creationTimestamp:
-          previous?.metadata.creationTimestamp ?? object.metadata.creationTimestamp ?? new Date(this.now()).toISOString(),
+          previous?.metadata.creationTimestamp ?? object.metadata.creationTimestamp ?? iso(this.now()),
         resourceVersion: String(rv),
       },
     };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forbidden, NO_PORTFORWARD_TOKEN, secretsAccess, userOf } from "./auth";
+import { forbidden, NO_PORTFORWARD_TOKEN, secretsAccess, userOf, writeAccess } from "./auth";
 import { kubeconfigYaml, NO_PORTFORWARD_CONTEXT } from "./kubeconfig";
 import YAML from "yaml";
 
@@ -27,6 +27,23 @@ describe("the demo API's users", () => {
     expect(forbidden("demo-viewer", { verb: "list", resource: "secrets" })?.message).toBe('secrets is forbidden: User "demo-viewer" cannot list resource "secrets" in API group "" at the cluster scope');
     expect(forbidden("demo-viewer", { verb: "list", resource: "pods", namespace: "ns" })).toBeUndefined();
     expect(forbidden(undefined, { verb: "create", resource: "pods/portforward", namespace: "ns", name: "p" })).toBeUndefined();
+  });
+
+  it("refuses every write to demo-viewer (a reader, as its ClusterRole on a real server), but a self-review", () => {
+    const lease = writeAccess("POST", ["apis", "coordination.k8s.io", "v1", "namespaces", "ns", "leases"]);
+    expect(lease).toEqual({ verb: "create", resource: "leases", group: "coordination.k8s.io", namespace: "ns", name: undefined });
+    expect(forbidden("demo-viewer", lease!)).toMatchObject({
+      code: 403,
+      message: 'leases.coordination.k8s.io is forbidden: User "demo-viewer" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "ns"',
+      details: { group: "coordination.k8s.io", kind: "leases" },
+    });
+    expect(writeAccess("PUT", ["apis", "coordination.k8s.io", "v1", "namespaces", "ns", "leases", "l"])).toMatchObject({ verb: "update", name: "l" });
+    expect(writeAccess("DELETE", ["api", "v1", "namespaces", "ns", "pods"])).toMatchObject({ verb: "deletecollection", resource: "pods", group: "" });
+    expect(writeAccess("PATCH", ["api", "v1", "namespaces", "ns", "pods", "p", "status"])).toMatchObject({ verb: "patch", resource: "pods/status" });
+    expect(writeAccess("GET", ["api", "v1", "pods"])).toBeUndefined();
+    const review = writeAccess("POST", ["apis", "authorization.k8s.io", "v1", "selfsubjectaccessreviews"])!;
+    expect(forbidden("demo-viewer", review)).toBeUndefined();
+    expect(forbidden(undefined, lease!)).toBeUndefined();
   });
 
   it("reads the secrets access a path asks for", () => {

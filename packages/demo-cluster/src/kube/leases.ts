@@ -1,7 +1,7 @@
 /**
  * coordination.k8s.io/v1 Leases in the demo's Kubernetes API, with kube-apiserver's semantics for what leader election
  * uses: create (POST, 409 AlreadyExists), get (404 NotFound), update (PUT with metadata.resourceVersion: 409 Conflict on a
- * stale one, 422 without one, 404 when absent: Leases are not created by an update), delete, and list (namespaced or
+ * stale one, 422 without one; a PUT of an absent Lease creates it, as kube-apiserver allows for Leases), delete, and list (namespaced or
  * across namespaces, as JSON or as a meta.k8s.io Table: NAME HOLDER AGE, as kubectl prints them). Kept in memory, apart
  * from the demo's world: nothing in the simulation reads them. Every write takes the next resourceVersion of
  * the Leases' own counter.
@@ -17,7 +17,7 @@ export const COORDINATION_VERSION = "v1";
 const API_VERSION = `${COORDINATION_GROUP}/${COORDINATION_VERSION}`;
 /** kube-apiserver's limit on a request body is far larger; a Lease is a few hundred bytes */
 const MAX_BODY_BYTES = 256 * 1024;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export interface LeaseObject {
   apiVersion: string;
@@ -144,7 +144,14 @@ export class LeaseStore {
     const metadata = o.metadata ?? {};
     const name = typeof metadata.name === "string" ? metadata.name : "";
     if (!name) return { error: invalid("", "metadata.name", "Required value: name or generateName is required") };
-    if (!DNS_SUBDOMAIN.test(name) || name.length > 253) return { error: invalid(name, "metadata.name", `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`) };
+    if (!DNS_SUBDOMAIN.test(name) || name.length > 253)
+      return {
+        error: invalid(
+          name,
+          "metadata.name",
+          `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+        ),
+      };
     if (pathName !== undefined && name !== pathName) return { error: status(400, "BadRequest", `the name of the object (${name}) does not match the name on the URL (${pathName})`) };
     if (metadata.namespace !== undefined && metadata.namespace !== namespace) return { error: status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request") };
     const spec = o.spec ?? {};
@@ -184,7 +191,8 @@ export class LeaseStore {
     const c = this.checked(namespace, body, name);
     if ("error" in c) return fail(c.error, c.error.code === 422 ? "invalid" : "badRequest");
     const current = this.get(namespace, name);
-    if (!current) return fail(notFound(name), "notFound");
+    // kube-apiserver creates a Lease on an update when there is none (its strategy allows create on update)
+    if (!current) return this.create(namespace, body, res, fail);
     const rv = c.lease.metadata.resourceVersion;
     // Leases do not allow unconditional updates: the resourceVersion read is the precondition
     if (rv === undefined || rv === null || rv === "") return fail(invalid(name, "metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update"), "invalid");

@@ -42,6 +42,6 @@ export function partialObject(o: KubeObject, req: MetadataRequest): KubeObject {
 }
 
 /** A list as PartialObjectMetadataList. */
-export function partialList(items: readonly KubeObject[], req: MetadataRequest, resourceVersion: string): unknown {
-  return { kind: "PartialObjectMetadataList", apiVersion: req.apiVersion, metadata: { resourceVersion }, items: items.map((o) => partialObject(o, req)) };
+export function partialList(items: readonly KubeObject[], req: MetadataRequest, resourceVersion: string, more: { continue?: string; remainingItemCount?: number } = {}): unknown {
+  return { kind: "PartialObjectMetadataList", apiVersion: req.apiVersion, metadata: { resourceVersion, ...more }, items: items.map((o) => partialObject(o, req)) };
 }

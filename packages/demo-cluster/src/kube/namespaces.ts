@@ -97,11 +97,11 @@ export function namespaceObjects(store: Store, createdAt: string): KubeObject[] 
   return new NamespaceTracker(store, createdAt).objects();
 }
 
-export function namespaceTable(objects: readonly KubeObject[], req: TableRequest, resourceVersion: string, now = Date.now(), noHeaders = false): unknown {
+export function namespaceTable(objects: readonly KubeObject[], req: TableRequest, resourceVersion: string, now = Date.now(), noHeaders = false, more: { continue?: string; remainingItemCount?: number } = {}): unknown {
   return {
     kind: "Table",
     apiVersion: req.apiVersion,
-    metadata: { resourceVersion },
+    metadata: { resourceVersion, ...more },
     columnDefinitions: noHeaders ? null : [
       { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
       { name: "Status", type: "string", format: "", description: "The status of the namespace", priority: 0 },

@@ -42,6 +42,7 @@ import { NAMESPACE_KIND, NamespaceTracker, namespaceTable } from "./namespaces";
 import type { ResourceHandlers, ResourceRoute } from "./routes";
 import { allOf, fieldSelectorPredicate, labelSelectorPredicate, parseFieldSelector, type Predicate, SelectorError } from "./selectors";
 import { renderTable, tableRequest, type TableRequest } from "./tables";
+import { pageOf, type Page, type PageError } from "./paging";
 import { type ActiveWatch, expiredStatus, serveWatch, withTypeMeta } from "./watch";
 
 type Params = URLSearchParams;
@@ -171,11 +172,35 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       count(`gone:${resource}`);
       return fail(res, gone, "gone");
     }
+    const page = pageOf(
+      store.list(resource, namespace).filter((o) => !filter || filter(o)),
+      { limit: q.get("limit"), continue: q.get("continue"), rv: store.resourceVersion, oldest: store.oldestResumable, selected: !!(q.get("labelSelector") || q.get("fieldSelector")) },
+    );
+    if ("code" in page) return pageFailure(res, page, resource);
     count("list", `list:${resource}`);
-    const items = store.list(resource, namespace).filter((o) => !filter || filter(o));
-    if (table) return sendJson(res, 200, renderTable(resource, items, table, { resourceVersion: rv }));
-    if (meta) return sendJson(res, 200, partialList(items, meta, rv));
-    sendJson(res, 200, { kind: info.listKind, apiVersion: info.apiVersion, metadata: { resourceVersion: rv }, items });
+    if (table) return sendJson(res, 200, renderTable(resource, page.items, table, { resourceVersion: page.resourceVersion, ...listMeta(page) }));
+    if (meta) return sendJson(res, 200, partialList(page.items, meta, page.resourceVersion, listMeta(page)));
+    // a custom resource's list (served by kube-apiserver's unstructured handler) always names `continue`, empty on the last page
+    const custom = info.group === MONITORING_GROUP ? { continue: "" } : {};
+    sendJson(res, 200, { kind: info.listKind, apiVersion: info.apiVersion, metadata: { resourceVersion: page.resourceVersion, ...custom, ...listMeta(page) }, items: page.items.map(withoutTypeMeta) });
+  }
+
+  function pageFailure(res: ServerResponse, e: PageError, resource: string): void {
+    count(e.code === 410 ? `gone:${resource}` : "badRequest");
+    fail(res, e.code === 410 ? expiredStatus(e.message) : status(400, "BadRequest", e.message), e.code === 410 ? "gone" : "badRequest");
+  }
+
+  /** A page's list metadata beyond its resourceVersion. */
+  function listMeta(page: Page): { continue?: string; remainingItemCount?: number } {
+    return { ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
+  }
+
+  /** A list's items as kube-apiserver encodes them in JSON: without their own kind and apiVersion (the list has them). */
+  function withoutTypeMeta(o: KubeObject): KubeObject {
+    const rest: Record<string, unknown> = { ...o };
+    delete rest.kind;
+    delete rest.apiVersion;
+    return rest as KubeObject;
   }
 
   /**
@@ -245,10 +270,12 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       return fail(res, gone, "gone");
     }
     if (filter) items = items.filter(filter);
+    const page = pageOf(items, { limit: q.get("limit"), continue: q.get("continue"), rv: store.resourceVersion, oldest: store.oldestResumable, selected: !!(q.get("labelSelector") || q.get("fieldSelector")) });
+    if ("code" in page) return pageFailure(res, page, "namespaces");
     count("list", "list:namespaces");
-    if (table) return sendJson(res, 200, namespaceTable(items, table, rv));
-    if (meta) return sendJson(res, 200, partialList(items, meta, rv));
-    sendJson(res, 200, { kind: "NamespaceList", apiVersion: "v1", metadata: { resourceVersion: rv }, items });
+    if (table) return sendJson(res, 200, namespaceTable(page.items, table, page.resourceVersion, undefined, false, listMeta(page)));
+    if (meta) return sendJson(res, 200, partialList(page.items, meta, page.resourceVersion, listMeta(page)));
+    sendJson(res, 200, { kind: "NamespaceList", apiVersion: "v1", metadata: { resourceVersion: page.resourceVersion, ...listMeta(page) }, items: page.items.map(withoutTypeMeta) });
   }
 
   function serveAccessReview(req: IncomingMessage, res: ServerResponse): void {

@@ -26,7 +26,7 @@ import { resourceHandlers } from "./resources";
 import { handle } from "./routes";
 import type { ActiveWatch } from "./watch";
 import type { Backend } from "../ta-pods";
-import { forbidden, secretsAccess, userOf } from "./auth";
+import { forbidden, secretsAccess, userOf, writeAccess } from "./auth";
 import { CHANNEL_PROTOCOLS, chooseProtocol, parsePorts, SPDY_TUNNEL_PROTOCOL } from "./portforward/channel";
 import { forwardSpdy, forwardWebSocket, type ForwardTarget, type Tunnel } from "./portforward/forward";
 import { matchServiceProxy, serveServiceProxy } from "./proxy";
@@ -133,7 +133,8 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
       const segments = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
       const user = userOf(req.headers.authorization);
       const secrets = secretsAccess(segments, url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1");
-      const denied = secrets && forbidden(user, secrets);
+      const write = writeAccess(req.method, segments);
+      const denied = (secrets && forbidden(user, secrets)) || (write && forbidden(user, write));
       if (denied) return handlers.fail(res, denied, "forbidden");
       const pf = portForwardPath(segments);
       if (pf) {

@@ -304,6 +304,9 @@ export interface TableOptions {
   now?: number;
   /** real apiservers leave columnDefinitions out when the client sets noHeaders (watch events after the first) */
   noHeaders?: boolean;
+  /** a page of a list (limit): the next page's token and how many objects are left */
+  continue?: string;
+  remainingItemCount?: number;
 }
 
 export function renderTable(resource: Resource, objects: readonly KubeObject[], req: TableRequest, opts: TableOptions): unknown {
@@ -311,7 +314,7 @@ export function renderTable(resource: Resource, objects: readonly KubeObject[], 
   return {
     kind: "Table",
     apiVersion: req.apiVersion,
-    metadata: { resourceVersion: opts.resourceVersion },
+    metadata: { resourceVersion: opts.resourceVersion, ...(opts.continue ? { continue: opts.continue } : {}), ...(opts.remainingItemCount !== undefined ? { remainingItemCount: opts.remainingItemCount } : {}) },
     columnDefinitions: opts.noHeaders ? null : columnsFor(resource),
     rows: objects.map((o) => {
       const object = rowObject(o, req);

@@ -2,7 +2,8 @@
 import { K8S_ALPHABET } from "./constants";
 import type { Rng } from "./rng";
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+/** A timestamp as Kubernetes writes one (metav1.Time: RFC 3339 in whole seconds, UTC). */
+export const iso = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 
 /** EC2's private DNS name for an address: 10.0.1.23 -> ip-10-0-1-23.ec2.internal. */
 export const ec2NodeName = (ip: string): string => `ip-${ip.replaceAll(".", "-")}.ec2.internal`;
