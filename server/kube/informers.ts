@@ -168,6 +168,9 @@ function describe(source: string, resource: string, err: unknown): SourceError {
   return new SourceError({ source, kind: typeof status === "number" ? "http" : "network", status, message: text });
 }
 
+/** How often a refused connection to the API server is tried again. */
+const RESTART_RETRY_MS = 1000;
+
 class Watched implements WatchedKind {
   readonly status: InformerStatus;
   private readonly informer: k8s.Informer<KubeObj> & k8s.ObjectCache<KubeObj>;
@@ -218,8 +221,11 @@ class Watched implements WatchedKind {
       // a watch resumed from the old one neither refreshes the cache nor tells this status that the source is back.
       (this.informer as unknown as { resourceVersion: string }).resourceVersion = "";
       clearTimeout(this.retryTimer);
-      this.retryTimer = setTimeout(() => void this.start(), this.backoffMs);
-      this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
+      // A refused or reset connection is an API server restarting (an upgrade, a compaction's aftermath): try again every
+      // second, so that its return is seen at once; answers that the server did give (403, 5xx) and timeouts back off.
+      const refused = described.kind === "network" && /ECONNREFUSED|ECONNRESET|socket hang up/i.test(described.message);
+      this.retryTimer = setTimeout(() => void this.start(), refused ? RESTART_RETRY_MS : this.backoffMs);
+      if (!refused) this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
     });
   }
 

@@ -288,7 +288,8 @@ export class ControlPlane {
     this.apiserver.start();
     // the bootstrap identity is gone: readiness is asked as the demo's writer (RBAC lets every user read /readyz)
     const c = this.client(IDENTITIES.writer.user);
-    await this.waitFor("kube-apiserver (restarted)", this.apiserver, async () => (await c.request("GET", "/readyz")).status === 200, 60_000);
+    // ready, and its RBAC authorizer has read the roles back (it answers /readyz before that, refusing what they grant)
+    await this.waitFor("kube-apiserver (restarted)", this.apiserver, async () => (await c.request("GET", "/readyz")).status === 200 && (await c.request("GET", "/api/v1/nodes?limit=1")).status === 200, 60_000);
   }
 
   /** etcd's current revision and a compaction up to it: every watch resuming from an older resourceVersion gets 410 Gone. */

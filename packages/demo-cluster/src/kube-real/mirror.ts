@@ -86,6 +86,9 @@ export interface MirrorStats {
   lastRefusal?: string;
 }
 
+/** How long a 403 is taken for a restarted server's RBAC not yet synced, and the write tried again. */
+const FORBIDDEN_RETRY_MS = 30_000;
+
 export class StoreMirror {
   private readonly pending = new Map<string, StoreEvent>();
   private readonly inFlight = new Set<string>();
@@ -159,12 +162,14 @@ export class StoreMirror {
 
   /** `send` until the server answers (it may be restarting), then the answer. */
   private async reach(send: () => Promise<KubeAnswer>): Promise<KubeAnswer> {
+    const start = Date.now();
     for (let wait = 200; ; wait = Math.min(wait * 2, 2_000)) {
       if (this.closed) throw new Error("the mirror stopped");
       try {
         const a = await send();
-        // 429 and 5xx: the server is busy or not ready yet (its storage, just after a restart)
-        if (a.status !== 429 && a.status < 500) return a;
+        // 429 and 5xx: the server is busy or not ready yet (its storage, just after a restart). 403 for a while too: a
+        // restarted server answers before its RBAC authorizer has read the roles back, and refuses what they grant
+        if (a.status !== 429 && a.status < 500 && !(a.status === 403 && Date.now() - start < FORBIDDEN_RETRY_MS)) return a;
       } catch (err) {
         if (!(err instanceof KubeUnreachable)) throw err;
       }
