@@ -21,6 +21,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { GO_PEERS, requirePeers } from "./peers.mjs";
 
@@ -61,12 +62,13 @@ if (missing.length) {
  * Runs a command to its end: its output goes to the terminal as it comes, or, with `capture`, into the returned text
  * (for steps that run side by side, printed whole when they end). Resolves { code, ms, output }.
  */
-function run(cmd, args, { capture = false, extraEnv = {}, logFile } = {}) {
+function run(cmd, args, { capture = false, extraEnv = {}, logFile, onSpawn } = {}) {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const out = logFile ? fs.openSync(logFile, "w") : undefined;
     const stdio = out !== undefined ? ["ignore", out, out] : capture ? ["ignore", "pipe", "pipe"] : "inherit";
     const child = spawn(cmd, args, { cwd: root, stdio, env: { ...env, ...extraEnv } });
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     let output = "";
     if (capture && out === undefined) {
       child.stdout.on("data", (d) => (output += d));
@@ -105,12 +107,13 @@ async function vitestTier(tier, projects, label) {
 // The Go-built test peers: all start now, each in a process of its own at a lower priority (nice), so that they
 // compile while the checks, the unit tier, the build and the acceptance tier run, and slow no timing of a test much.
 // kube-apiserver, the longest build and needed last (the control plane tier), gets only the CPU the others leave. A tier
-// waits only for the peers it needs.
+// waits only for the peers it needs; a build it waits for gets the runner's priority back (hurry).
 const NICE = { "kube-apiserver": "19" };
+const peerPids = {};
 const peers = Object.fromEntries(
   Object.keys(GO_PEERS).map((name) => {
     const logFile = path.join(artifacts, "peers", `${name}.log`);
-    const job = run("nice", ["-n", NICE[name] ?? "10", process.execPath, path.join(root, "scripts", "build-peers.mjs"), name], { logFile }).then((r) => {
+    const job = run("nice", ["-n", NICE[name] ?? "10", process.execPath, path.join(root, "scripts", "build-peers.mjs"), name], { logFile, onSpawn: (pid) => (peerPids[name] = pid) }).then((r) => {
       const last = fs.readFileSync(logFile, "utf8").trim().split("\n").pop() ?? "";
       let peer;
       try {
@@ -125,10 +128,60 @@ const peers = Object.fromEntries(
 );
 console.log(`npm test: building the Go test peers in the background (${Object.keys(peers).join(", ")}; logs in artifacts/peers/)`);
 
+/** A process and all its descendants, from /proc (Linux); just the process elsewhere. */
+function processTree(pid) {
+  const children = new Map();
+  try {
+    for (const d of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (!children.has(ppid)) children.set(ppid, []);
+        children.get(ppid).push(Number(d));
+      } catch {
+        // ended meanwhile
+      }
+    }
+  } catch {
+    return [pid];
+  }
+  const tree = [];
+  const walk = (p) => {
+    tree.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return tree;
+}
+
+/**
+ * A tier now waits for a peer still compiling: nothing else runs, so its build gets this process' priority back (the
+ * compilers it starts from now on inherit it). Lowering a nice value needs root; elsewhere it keeps its own.
+ */
+function hurry(name) {
+  const pid = peerPids[name];
+  if (pid === undefined) return;
+  const mine = os.getPriority();
+  let raised = 0;
+  for (const p of processTree(pid)) {
+    try {
+      if (os.getPriority(p) > mine) {
+        os.setPriority(p, mine);
+        raised++;
+      }
+    } catch {
+      // not permitted, or ended
+    }
+  }
+  if (raised) console.log(`npm test: ${name} is still compiling and the tests wait for it: its build runs at this process' priority now`);
+}
+
 /** Waits for the named peers, saying what each means for the tests that need it. */
 async function needPeers(names, what) {
   const t0 = Date.now();
   for (const name of names) {
+    if (!(await Promise.race([peers[name].then(() => true), new Promise((r) => setTimeout(() => r(false), 0))]))) hurry(name);
     const p = await peers[name];
     if ("missing" in p) {
       console.log(`npm test: ${name} is missing: ${p.missing} (log: ${path.relative(root, p.logFile)}); ${what} ${requirePeers() ? "fail (ALLOCATION_LENS_REQUIRE_PEERS=1)" : "are skipped"}`);
