@@ -148,18 +148,22 @@ export async function firing(prom: Prom): Promise<string[]> {
 }
 
 /**
- * Waits until exactly `expected` (keys as alertKey makes them, severity included) fire, and nothing else fires; returns
- * Prometheus' alerts then.
+ * Waits until exactly `expected` (keys as alertKey makes them, severity included) fire, and nothing else fires, and each
+ * alert named in `values` has that value (a firing alert keeps firing while its value moves; waiting for the value waits
+ * for the state the test made, not one Prometheus evaluated on the way); returns Prometheus' alerts then.
  */
-export async function waitForFiring(prom: Prom, expected: string[], timeoutMs = 60_000): Promise<PromAlert[]> {
+export async function waitForFiring(prom: Prom, expected: string[], timeoutMs = 60_000, values?: Record<string, number>): Promise<PromAlert[]> {
   const want = [...expected].sort();
   let last: string[] = [];
+  const valueOk = (a: PromAlert) => values?.[alertKey(a.labels)] === undefined || Number(a.value) === values[alertKey(a.labels)];
   return waitFor(
-    `exactly ${want.length ? want.join(", ") : "no alert"} firing`,
+    `exactly ${want.length ? want.join(", ") : "no alert"} firing${values ? ` with ${JSON.stringify(values)}` : ""}`,
     async () => {
       const all = await prom.alerts();
-      last = all.filter((a) => a.state === "firing").map((a) => alertKey(a.labels)).sort();
-      return JSON.stringify(last) === JSON.stringify(want) && all;
+      const firing = all.filter((a) => a.state === "firing");
+      last = firing.map((a) => `${alertKey(a.labels)} = ${a.value}`).sort();
+      const keys = firing.map((a) => alertKey(a.labels)).sort();
+      return JSON.stringify(keys) === JSON.stringify(want) && firing.every(valueOk) && all;
     },
     { timeoutMs, intervalMs: 250, last: () => last },
   );
