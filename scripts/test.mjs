@@ -262,8 +262,8 @@ if (!allocatorsReady && (await settled("oauth2-proxy"))) {
   await browserTier();
 }
 
-console.log(`\n== control plane tier: waiting for etcd, kube-apiserver and upstream's allocator at ${clock()}`);
-const cpWait = await needPeers(["kube-apiserver", "otel-allocator"], "the suites held to a real API server");
+console.log(`\n== control plane tier: waiting for etcd, kube-apiserver and the two real allocators at ${clock()}`);
+const cpWait = await needPeers(["kube-apiserver", "otel-allocator", "cloudwatch-target-allocator"], "the suites held to a real API server");
 await vitestTier("control plane", ["control-plane"], "control plane tier");
 tiers.at(-1).waitedMs = cpWait;
 

@@ -60,13 +60,18 @@ export function kubeRealBinaries(): KubeRealBinaries | undefined {
   return fs.existsSync(b.etcd) && fs.existsSync(b.kubeApiserver) && crds.length ? b : undefined;
 }
 
-/** `body` with a real control plane (and upstream's real allocator), or one skipped test naming what is missing. */
-export function kubeRealSuite(name: string, body: (kube: KubeRealBinaries, ta: RealTaBinary) => void): void {
+/**
+ * `body` with a real control plane and a real allocator (upstream's, or the CloudWatch fork's with `flavor: "cloudwatch"`),
+ * or one skipped test naming what is missing.
+ */
+export function kubeRealSuite(name: string, body: (kube: KubeRealBinaries, ta: RealTaBinary) => void, flavor: "upstream" | "cloudwatch" = "upstream"): void {
   const kube = kubeRealBinaries();
-  const ta = realTaBinary();
+  const ta = flavor === "cloudwatch" ? cloudwatchTaBinary() : realTaBinary();
   const reason = !kube
     ? `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} are not built (${kubeApiserverPath()}, ${etcdPath()}): "node scripts/build-peers.mjs kube-apiserver" builds them with Go 1.26 or newer (npm test and npm run test:control-plane do)`
-    : `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): "node scripts/build-peers.mjs otel-allocator" builds it`;
+    : flavor === "cloudwatch"
+      ? `the CloudWatch fork's allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) is not built (${cloudwatchTaPath()}): "node scripts/build-peers.mjs cloudwatch-target-allocator" builds it`
+      : `upstream's otel-allocator ${REAL_TA_VERSION} is not built (${realTaPath()}): "node scripts/build-peers.mjs otel-allocator" builds it`;
   if (kube && ta) {
     describe(name, () => body(kube, ta));
     return;
