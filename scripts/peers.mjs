@@ -1,5 +1,5 @@
 // Test peers that are built rather than installed, each from its Go module with `go install` into a cache outside the
-// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused. `npm test` builds all five at its
+// repository (~/.cache/allocation-lens, or $ALLOCATION_LENS_CACHE), once, then reused. `npm test` builds all of them at its
 // start, in the background (`node scripts/build-peers.mjs <name>`, one process each), and waits for one only before the tier
 // that needs it:
 // - oauth2-proxy, for the browser test of embedding behind sign-in (e2e/tests/embed-auth.spec.ts): the browser tier;
@@ -14,13 +14,16 @@
 // - the CloudWatch fork's Target Allocator, for the demo's `--flavor cloudwatch --ta real` and the suites held to it: the
 //   real peers tier. No module proxy serves it: its source at the pinned commit comes from
 //   $ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or a git-archive .tar.gz) or from a fetch of the public repository,
-//   checked against the commit id.
+//   checked against the commit id;
+// - the two operators, upstream's OpenTelemetry Operator (from the allocator's module) and the CloudWatch agent operator
+//   (from the fork's source), each with its CRDs and ClusterRole, for the suites that run them against the real API
+//   server: the control plane tier. Each starts when its allocator is built, whose compiled dependencies it shares.
 // Where Go or the build is missing the tests are skipped with the reason, unless ALLOCATION_LENS_REQUIRE_PEERS=1 (CI), where
 // they fail.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { ensureCloudwatchTa, ensureRealTa, findGo, peerCache, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { ensureCloudwatchOperator, ensureCloudwatchTa, ensureOtelOperator, ensureRealTa, findGo, GO_BUILD_FLAGS, GO_LINK_FLAGS, goEnv, peerCache, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
 
 export { findGo, peerCache, requirePeers };
 // upstream's Target Allocator is the demo cluster's peer: its build lives in the demo's package
@@ -54,9 +57,9 @@ function goPeer({ name, pkg, version, envVar, about }) {
     fs.mkdirSync(gobin, { recursive: true });
     log(`building ${pkg}@${version} with ${go} into ${gobin} (once, then cached; ${about})`);
     const started = Date.now();
-    const r = spawnSync(go, ["install", "-v", `${pkg}@${version}`], {
+    const r = spawnSync(go, ["install", "-v", ...GO_BUILD_FLAGS, "-ldflags", GO_LINK_FLAGS, `${pkg}@${version}`], {
       stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, GOBIN: gobin, GOFLAGS: "-buildvcs=false" },
+      env: { ...goEnv(), GOBIN: gobin },
     });
     const seconds = Math.round((Date.now() - started) / 1000);
     if (r.status !== 0 || !fs.existsSync(bin)) return { missing: `go install ${pkg}@${version} failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
@@ -85,6 +88,9 @@ export const GO_PEERS = {
   "otel-allocator": ensureRealTa,
   "cloudwatch-target-allocator": ensureCloudwatchTa,
   "oauth2-proxy": ensureOauth2Proxy,
+  // each operator after its allocator (npm test starts it when that one is built): the same module, mostly compiled by then
+  "opentelemetry-operator": ensureOtelOperator,
+  "cloudwatch-operator": ensureCloudwatchOperator,
   // etcd, then kube-apiserver (about 9 minutes of one core the first time), then the CRD files: one peer, `path` the API server's
   "kube-apiserver": (options) => {
     const r = ensureKubeReal(options);

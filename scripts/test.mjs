@@ -108,12 +108,17 @@ async function vitestTier(tier, projects, label) {
 // compile while the checks, the unit tier, the build and the acceptance tier run, and slow no timing of a test much.
 // kube-apiserver, the longest build and needed last (the control plane tier), gets only the CPU the others leave. A tier
 // waits only for the peers it needs; a build it waits for gets the runner's priority back (hurry).
-const NICE = { "kube-apiserver": "19" };
+const NICE = { "kube-apiserver": "19", "opentelemetry-operator": "19", "cloudwatch-operator": "19" };
+// a peer built from the same module as another starts when that one is built, and finds most of it compiled
+const AFTER = { "opentelemetry-operator": "otel-allocator", "cloudwatch-operator": "cloudwatch-target-allocator" };
 const peerPids = {};
-const peers = Object.fromEntries(
-  Object.keys(GO_PEERS).map((name) => {
-    const logFile = path.join(artifacts, "peers", `${name}.log`);
-    const job = run("nice", ["-n", NICE[name] ?? "10", process.execPath, path.join(root, "scripts", "build-peers.mjs"), name], { logFile, onSpawn: (pid) => (peerPids[name] = pid) }).then((r) => {
+const peers = {};
+// (GO_PEERS lists each peer before the one that comes after it)
+for (const name of Object.keys(GO_PEERS)) {
+  const logFile = path.join(artifacts, "peers", `${name}.log`);
+  const before = AFTER[name] ? peers[AFTER[name]] : Promise.resolve();
+  peers[name] = before.then(() =>
+    run("nice", ["-n", NICE[name] ?? "10", process.execPath, path.join(root, "scripts", "build-peers.mjs"), name], { logFile, onSpawn: (pid) => (peerPids[name] = pid) }).then((r) => {
       const last = fs.readFileSync(logFile, "utf8").trim().split("\n").pop() ?? "";
       let peer;
       try {
@@ -122,10 +127,9 @@ const peers = Object.fromEntries(
         peer = { peer: name, missing: `scripts/build-peers.mjs ${name} exited ${r.code} (artifacts/peers/${name}.log)` };
       }
       return { ...peer, ms: r.ms, logFile };
-    });
-    return [name, job];
-  }),
-);
+    }),
+  );
+}
 console.log(`npm test: building the Go test peers in the background (${Object.keys(peers).join(", ")}; logs in artifacts/peers/)`);
 
 /** A process and all its descendants, from /proc (Linux); just the process elsewhere. */
@@ -263,7 +267,7 @@ if (!allocatorsReady && (await settled("oauth2-proxy"))) {
 }
 
 console.log(`\n== control plane tier: waiting for etcd, kube-apiserver and the two real allocators at ${clock()}`);
-const cpWait = await needPeers(["kube-apiserver", "otel-allocator", "cloudwatch-target-allocator"], "the suites held to a real API server");
+const cpWait = await needPeers(["kube-apiserver", "otel-allocator", "cloudwatch-target-allocator", "opentelemetry-operator", "cloudwatch-operator"], "the suites held to a real API server");
 await vitestTier("control plane", ["control-plane"], "control plane tier");
 tiers.at(-1).waitedMs = cpWait;
 

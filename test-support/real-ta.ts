@@ -5,8 +5,9 @@
  * ALLOCATION_LENS_REQUIRE_PEERS=1 (CI) a missing binary is one failed test instead.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLOUDWATCH_TA_COMMIT, cloudwatchTaPath, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { CLOUDWATCH_TA_COMMIT, cloudwatchOperatorDir, cloudwatchTaPath, otelOperatorDir, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
 import { ETCD_VERSION, KUBERNETES_VERSION, etcdPath, kubeApiserverPath, monitoringCrdsDir } from "@allocation-lens/demo-cluster/kube-real-build";
 
 export interface RealTaBinary {
@@ -77,5 +78,37 @@ export function kubeRealSuite(name: string, body: (kube: KubeRealBinaries, ta: R
     return;
   }
   if (requirePeers()) it(`${name}: the real control plane is available (ALLOCATION_LENS_REQUIRE_PEERS=1)`, () => expect.fail(reason));
+  else it.skip(`${name}: ${reason}`, () => undefined);
+}
+
+/** An operator's built manager, its CRD files and its ClusterRole file. */
+export interface OperatorFiles {
+  binary: string;
+  crds: string[];
+  role: string;
+}
+
+/** An operator as scripts/peers.mjs builds it (upstream's, or the CloudWatch agent operator), or undefined when a piece is not there. */
+export function operatorFiles(flavor: "upstream" | "cloudwatch"): OperatorFiles | undefined {
+  const dir = flavor === "cloudwatch" ? cloudwatchOperatorDir() : otelOperatorDir();
+  const crdDir = path.join(dir, "crds");
+  const f = { binary: path.join(dir, "manager"), crds: fs.existsSync(crdDir) ? fs.readdirSync(crdDir).filter((x) => x.endsWith(".yaml")).map((x) => path.join(crdDir, x)) : [], role: path.join(dir, "role.yaml") };
+  return fs.existsSync(f.binary) && fs.existsSync(f.role) && f.crds.length ? f : undefined;
+}
+
+/** `body` with a real control plane and an operator, or one skipped test naming what is missing. */
+export function operatorSuite(name: string, body: (kube: KubeRealBinaries, operator: OperatorFiles) => void, flavor: "upstream" | "cloudwatch" = "upstream"): void {
+  const kube = kubeRealBinaries();
+  const op = operatorFiles(flavor);
+  const peer = flavor === "cloudwatch" ? "cloudwatch-operator" : "opentelemetry-operator";
+  const what = flavor === "cloudwatch" ? `the CloudWatch agent operator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)})` : `upstream's OpenTelemetry Operator ${REAL_TA_VERSION}`;
+  const reason = !kube
+    ? `kube-apiserver ${KUBERNETES_VERSION} and etcd ${ETCD_VERSION} are not built (${kubeApiserverPath()}, ${etcdPath()}): "node scripts/build-peers.mjs kube-apiserver" builds them`
+    : `${what} is not built (${flavor === "cloudwatch" ? cloudwatchOperatorDir() : otelOperatorDir()}): "node scripts/build-peers.mjs ${peer}" builds it with Go (npm test and npm run test:control-plane do)`;
+  if (kube && op) {
+    describe(name, () => body(kube, op));
+    return;
+  }
+  if (requirePeers()) it(`${name}: the real control plane and the operator are available (ALLOCATION_LENS_REQUIRE_PEERS=1)`, () => expect.fail(reason));
   else it.skip(`${name}: ${reason}`, () => undefined);
 }

@@ -7,7 +7,7 @@
  * Without promtool (or helm, for the chart's file) the tests are skipped naming the reason; with
  * ALLOCATION_LENS_REQUIRE_PEERS=1 a missing one is a failure.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -25,7 +25,16 @@ const HAS_PROMTOOL = fs.existsSync(PROMTOOL);
 if (!HAS_PROMTOOL && requirePeers()) throw new Error(`${PROMTOOL} is missing (Debian's prometheus package): the rule files cannot be checked`);
 if (!HAS_PROMTOOL) console.warn(`skipping the promtool tests: ${PROMTOOL} is missing (apt-get install prometheus)`);
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-rules-"));
+const made: string[] = [];
+/** a temporary directory, removed after the file's tests */
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-rules-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 function promtool(args: string[], cwd: string): { status: number; out: string } {
   const r = spawnSync(PROMTOOL, args, { cwd, encoding: "utf8" });

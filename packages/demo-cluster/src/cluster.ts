@@ -30,6 +30,7 @@ import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
 import { ControlPlane } from "./kube-real/control-plane";
+import type { ExtraIdentity } from "./kube-real/rbac";
 import { StoreMirror } from "./kube-real/mirror";
 
 /** The routing annotation's key the CloudWatch fork's allocator at the pinned commit reads (the merged change renamed it). */
@@ -74,7 +75,7 @@ export interface DemoOptions {
    */
   kube?: "demo" | "real";
   /** `kube: "real"`: the binaries and CRD files (scripts/peers.mjs: ensureKubeReal builds them) */
-  kubeReal?: { etcd: string; kubeApiserver: string; crds: readonly string[] };
+  kubeReal?: { etcd: string; kubeApiserver: string; crds: readonly string[]; identities?: readonly ExtraIdentity[] };
 }
 
 /**

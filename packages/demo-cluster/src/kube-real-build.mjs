@@ -4,11 +4,9 @@
 // their sibling modules with directories their module zips do not hold, so each is built inside a writable copy whose
 // replaces point at the published modules of the same release (docs/decisions/0011-a-real-control-plane.md). Plain
 // JavaScript, so that plain `node` scripts can import it.
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { findGo, peerCache } from "./real-ta-build.mjs";
+import { buildInCopy, download, findGo, GO_LINK_FLAGS, goEnv, peerCache } from "./go-build.mjs";
 
 export const KUBERNETES_MODULE = "k8s.io/kubernetes";
 export const KUBERNETES_VERSION = "v1.37.2";
@@ -27,58 +25,8 @@ export const etcdPath = () => process.env.ALLOCATION_LENS_ETCD || path.join(peer
 /** Where the monitoring CRDs are copied: the cache's versioned directory. */
 export const monitoringCrdsDir = () => path.join(peerCache(), "crds", `prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-cert-manager-v1.16.2-gateway-api-v1.2.1`);
 
-/** The env of every build here: no VCS stamping, the machine's own Go (a module's toolchain line does not fetch another). */
-const buildEnv = (flags) => ({ ...process.env, GOFLAGS: `${flags} -buildvcs=false`.trim(), GOTOOLCHAIN: "local" });
-
-/** `go mod download` of one module version: { dir } or { missing }. */
-function download(go, mod, version, log) {
-  log(`  downloading the module ${mod}@${version}`);
-  const dl = spawnSync(go, ["mod", "download", "-json", `${mod}@${version}`], { encoding: "utf8", env: buildEnv(""), maxBuffer: 1 << 20 });
-  let dir;
-  try {
-    dir = JSON.parse(dl.stdout).Dir;
-  } catch {
-    /* reported below */
-  }
-  if (dl.status !== 0 || !dir) {
-    const why = (dl.stdout || dl.stderr || "").split("\n").find((l) => /error|forbidden|not found/i.test(l)) ?? `exit ${dl.status}`;
-    return { missing: `go mod download ${mod}@${version} failed: ${why.trim().slice(0, 300)}` };
-  }
-  return { dir };
-}
-
-/**
- * Builds `pkg` of module `mod@version` into `bin` inside a writable copy of the module, after `prepare(copy)` edits it.
- * Returns { path, built, seconds, version } or { missing }.
- */
-function buildInCopy({ name, mod, version, pkg, bin, about, prepare, ldflags, log }) {
-  if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0, version };
-  const go = findGo();
-  if (!go) return { missing: `Go is not installed (/usr/local/go/bin/go, or go on PATH): cannot build ${name} from ${mod}@${version}` };
-  const started = Date.now();
-  log(`building ${name} from ${mod}@${version} with ${go} into ${path.dirname(bin)} (once, then cached; ${about})`);
-  const source = download(go, mod, version, log);
-  if ("missing" in source) return source;
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), `allocation-lens-${name}-`));
-  try {
-    fs.cpSync(source.dir, work, { recursive: true });
-    spawnSync("chmod", ["-R", "u+w", work]);
-    const prepared = prepare(work, go);
-    if (prepared?.missing) return prepared;
-    fs.mkdirSync(path.dirname(bin), { recursive: true });
-    log(`  compiling in ${work} (go build -v prints each package as it compiles)`);
-    const tmpBin = `${bin}.partial-${process.pid}`;
-    const args = ["build", "-v", "-trimpath", ...(ldflags ? ["-ldflags", ldflags] : []), "-o", tmpBin, pkg];
-    const r = spawnSync(go, args, { cwd: work, stdio: ["ignore", "inherit", "inherit"], env: buildEnv("-mod=mod") });
-    const seconds = Math.round((Date.now() - started) / 1000);
-    if (r.status !== 0 || !fs.existsSync(tmpBin)) return { missing: `go build of ${name} (${mod}@${version}) failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
-    fs.renameSync(tmpBin, bin);
-    log(`built ${bin} in ${seconds} s`);
-    return { path: bin, built: true, seconds, version };
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true });
-  }
-}
+/** The env of every build here: `-mod=mod` (the edited go.mod), the machine's own Go (a toolchain line fetches none). */
+const env = () => goEnv("-mod=mod", { local: true });
 
 /**
  * kube-apiserver from k8s.io/kubernetes, built when absent (about 9 minutes of one core the first time, nothing
@@ -99,7 +47,8 @@ export function ensureKubeApiserver({ log = (line) => console.log(line) } = {}) 
     bin,
     about: "about 9 minutes of one core",
     log,
-    ldflags: [stamp("gitVersion", KUBERNETES_VERSION), stamp("gitMajor", major), stamp("gitMinor", minor), stamp("gitTreeState", "clean"), "-s", "-w"].join(" "),
+    ldflags: [stamp("gitVersion", KUBERNETES_VERSION), stamp("gitMajor", major), stamp("gitMinor", minor), stamp("gitTreeState", "clean"), GO_LINK_FLAGS].join(" "),
+    env: env(),
     prepare: (work) => {
       const gomod = path.join(work, "go.mod");
       const text = fs.readFileSync(gomod, "utf8");
@@ -133,7 +82,7 @@ export function ensureEtcd({ log = (line) => console.log(line) } = {}) {
     bin,
     about: "about 1 minute",
     log,
-    ldflags: "-s -w",
+    env: env(),
     prepare: (work) => {
       const gomod = path.join(work, "go.mod");
       const text = fs.readFileSync(gomod, "utf8");
@@ -174,7 +123,7 @@ export function ensureMonitoringCrds({ log = (line) => console.log(line) } = {})
   if (!go) return { missing: `Go is not installed: the CRDs come from Go modules (${CRD_SOURCES.map((c) => `${c.mod}@${c.version}`).join(", ")})` };
   fs.mkdirSync(dir, { recursive: true });
   for (const c of CRD_SOURCES) {
-    const source = download(go, c.mod, c.version, log);
+    const source = download(go, c.mod, c.version, log, env());
     if ("missing" in source) return source;
     for (const f of c.files) {
       const from = path.join(source.dir, c.dir, f);

@@ -4,40 +4,20 @@
 // here: the module proxy refuses the module's version list, which `go install` reads for deprecation notices. So the pinned
 // version's module is downloaded and built inside a writable copy of it with `go build`, its own go.mod and go.sum pinning
 // every dependency (docs/faithfulness.md, "Which allocator"). Plain JavaScript, so that plain `node` scripts can import it.
-// Also the CloudWatch fork's Target Allocator, built from its source at one pinned commit (no module proxy serves it), and
-// the helpers every Go-built test peer shares: the cache, finding Go, and whether a missing peer is a failure.
+// Also the CloudWatch fork's Target Allocator, built from its source at one pinned commit (no module proxy serves it). What
+// every Go-built peer shares (the cache, finding Go, the flags) is in go-build.mjs, re-exported here for the scripts.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { buildInCopy, findGo, goBuild, goEnv, goTooOld, peerCache } from "./go-build.mjs";
 
-/** The cache of built test peers: $ALLOCATION_LENS_CACHE, or ~/.cache/allocation-lens. */
-export function peerCache() {
-  return process.env.ALLOCATION_LENS_CACHE || path.join(os.homedir(), ".cache", "allocation-lens");
-}
-
-/** Whether a missing or failing peer fails its tests (ALLOCATION_LENS_REQUIRE_PEERS=1, as CI sets it) instead of skipping them. */
-export function requirePeers() {
-  return process.env.ALLOCATION_LENS_REQUIRE_PEERS === "1";
-}
-
-/** The go command: $GO, /usr/local/go/bin/go, or go on PATH; undefined when there is none. */
-export function findGo() {
-  const candidates = [process.env.GO, "/usr/local/go/bin/go", ...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((d) => path.join(d, "go"))];
-  return candidates.find((c) => c && fs.existsSync(c));
-}
+export { findGo, GO_BUILD_FLAGS, GO_LINK_FLAGS, goEnv, peerCache, requirePeers } from "./go-build.mjs";
 
 export const REAL_TA_MODULE = "github.com/open-telemetry/opentelemetry-operator";
 export const REAL_TA_VERSION = "v0.140.0";
 /** the oldest Go that builds REAL_TA_VERSION (its go.mod says go 1.24.0) */
 const REAL_TA_GO = [1, 24];
-
-/** `go version` as [major, minor], or undefined */
-function goVersion(go) {
-  const r = spawnSync(go, ["version"], { encoding: "utf8" });
-  const m = /go(\d+)\.(\d+)/.exec(r.stdout ?? "");
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
-}
 
 /** Where upstream's otel-allocator binary is (or will be): $ALLOCATION_LENS_REAL_TA, or the cache's versioned directory. */
 export const realTaPath = () => process.env.ALLOCATION_LENS_REAL_TA || path.join(peerCache(), "bin", `otel-allocator-${REAL_TA_VERSION}`, "otel-allocator");
@@ -56,39 +36,43 @@ export function ensureRealTa({ log = (line) => console.log(line) } = {}) {
   if (!go) return { missing: `Go is not installed: building upstream's Target Allocator needs ${need}` };
   const old = goTooOld(go, REAL_TA_GO);
   if (old) return { missing: `${go} is Go ${old}: building upstream's Target Allocator needs ${need}` };
-  const started = Date.now();
-  const env = { ...process.env, GOFLAGS: "-buildvcs=false" };
-  log(`building ${REAL_TA_MODULE}/cmd/otel-allocator@${REAL_TA_VERSION} with ${go} into ${path.dirname(bin)} (once, then cached; about 5 minutes on 2 cores)`);
-  log(`  downloading the module ${REAL_TA_MODULE}@${REAL_TA_VERSION}`);
-  const dl = spawnSync(go, ["mod", "download", "-json", `${REAL_TA_MODULE}@${REAL_TA_VERSION}`], { encoding: "utf8", env, maxBuffer: 1 << 20 });
-  let dir;
-  try {
-    dir = JSON.parse(dl.stdout).Dir;
-  } catch {
-    /* reported below */
-  }
-  if (dl.status !== 0 || !dir) {
-    const why = (dl.stdout || dl.stderr || "").split("\n").find((l) => /error|forbidden|not found/i.test(l)) ?? `exit ${dl.status}`;
-    return { missing: `go mod download ${REAL_TA_MODULE}@${REAL_TA_VERSION} failed: ${why.trim().slice(0, 300)}` };
-  }
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-real-ta-"));
-  try {
-    fs.cpSync(dir, work, { recursive: true });
-    spawnSync("chmod", ["-R", "u+w", work]);
-    fs.mkdirSync(path.dirname(bin), { recursive: true });
-    log(`  compiling in ${work} (go build -v prints each package as it compiles)`);
-    const tmpBin = `${bin}.partial-${process.pid}`;
-    const r = spawnSync(go, ["build", "-v", "-trimpath", "-o", tmpBin, "./cmd/otel-allocator"], { cwd: work, stdio: ["ignore", "inherit", "inherit"], env });
-    const seconds = Math.round((Date.now() - started) / 1000);
-    if (r.status !== 0 || !fs.existsSync(tmpBin)) return { missing: `go build of ${REAL_TA_MODULE}/cmd/otel-allocator@${REAL_TA_VERSION} failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
-    fs.renameSync(tmpBin, bin);
-    log(`built ${bin} in ${seconds} s`);
-    return { path: bin, built: true, seconds, version: REAL_TA_VERSION };
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true });
-  }
+  return buildInCopy({
+    name: "otel-allocator",
+    mod: REAL_TA_MODULE,
+    version: REAL_TA_VERSION,
+    pkg: "./cmd/otel-allocator",
+    bin,
+    about: "about 5 minutes on 2 cores",
+    env: goEnv(),
+    log,
+  });
 }
 
+/** Where upstream's operator (the OpenTelemetry Operator's manager) is built, with its CRDs and ClusterRole beside it. */
+export const otelOperatorDir = () => path.join(peerCache(), "bin", `opentelemetry-operator-${REAL_TA_VERSION}`);
+
+/**
+ * Upstream's OpenTelemetry Operator from the same module version as its allocator (`go build .` in a writable copy: the
+ * module's root package is the manager), built when absent. The module's CRDs (config/crd/bases) and the manager's
+ * ClusterRole (config/rbac/role.yaml) are copied beside the binary, for a test to install and grant. The allocator's
+ * build before it leaves most of the shared dependencies compiled. Returns { path, built, seconds, version, crds, role }
+ * or { missing }.
+ */
+export function ensureOtelOperator({ log = (line) => console.log(line) } = {}) {
+  const dir = otelOperatorDir();
+  const built = buildInCopy({
+    name: "opentelemetry-operator",
+    mod: REAL_TA_MODULE,
+    version: REAL_TA_VERSION,
+    pkg: ".",
+    bin: path.join(dir, "manager"),
+    about: "about 3 minutes on 2 cores after the allocator",
+    env: goEnv(),
+    log,
+    prepare: (work) => copyOperatorFiles(work, dir),
+  });
+  return "missing" in built ? built : { ...built, ...operatorFiles(dir) };
+}
 
 export const CLOUDWATCH_TA_REPOSITORY = "https://github.com/aws/amazon-cloudwatch-agent-operator";
 /** The pinned commit of the CloudWatch fork (the per-node allocation and scraper-role routing, before the readiness fix). */
@@ -103,11 +87,6 @@ const CLOUDWATCH_TA_REF = "refs/pull/399/head";
 /** Where the fork's allocator binary is (or will be): $ALLOCATION_LENS_CLOUDWATCH_TA, or the cache's versioned directory. */
 export const cloudwatchTaPath = () =>
   process.env.ALLOCATION_LENS_CLOUDWATCH_TA || path.join(peerCache(), "bin", `cloudwatch-target-allocator-${CLOUDWATCH_TA_COMMIT.slice(0, 7)}`, CLOUDWATCH_TA_BINARY);
-
-const goTooOld = (go, need) => {
-  const v = goVersion(go);
-  return !v || v[0] < need[0] || (v[0] === need[0] && v[1] < need[1]) ? (v ? v.join(".") : "of an unknown version") : null;
-};
 
 /** The module root inside `dir` (the directory holding go.mod; an unpacked archive has one top directory). */
 function moduleRoot(dir) {
@@ -171,28 +150,60 @@ export function ensureCloudwatchTa({ log = (line) => console.log(line) } = {}) {
   const bin = cloudwatchTaPath();
   if (fs.existsSync(bin)) return { path: bin, built: false, seconds: 0, version: CLOUDWATCH_TA_COMMIT };
   if (process.env.ALLOCATION_LENS_CLOUDWATCH_TA) return { missing: `ALLOCATION_LENS_CLOUDWATCH_TA=${bin} does not exist` };
+  return buildFromFork({ what: "the CloudWatch fork's Target Allocator", pkg: CLOUDWATCH_TA_PACKAGE, bin, about: "about 5 minutes on 2 cores", log });
+}
+
+/** Where the CloudWatch agent operator (the fork's manager) is built, with its CRDs and ClusterRole beside it. */
+export const cloudwatchOperatorDir = () => path.join(peerCache(), "bin", `cloudwatch-operator-${CLOUDWATCH_TA_COMMIT.slice(0, 7)}`);
+
+/**
+ * The CloudWatch agent operator from the same source as the fork's allocator (`go build .`: the module's root package is
+ * the manager), built when absent; its CRDs (config/crd/bases) and ClusterRole (config/rbac/role.yaml) are copied beside
+ * it. Returns { path, built, seconds, version, crds, role } or { missing }.
+ */
+export function ensureCloudwatchOperator({ log = (line) => console.log(line) } = {}) {
+  const dir = cloudwatchOperatorDir();
+  const bin = path.join(dir, "manager");
+  const built = fs.existsSync(bin)
+    ? { path: bin, built: false, seconds: 0 }
+    : buildFromFork({ what: "the CloudWatch agent operator", pkg: ".", bin, about: "about 3 minutes on 2 cores after the allocator", log, prepare: (root) => copyOperatorFiles(root, dir) });
+  return "missing" in built ? built : { ...built, version: CLOUDWATCH_TA_COMMIT, ...operatorFiles(dir) };
+}
+
+/** An operator module's CRDs and its manager's ClusterRole, copied into `dir` (crds/, role.yaml); { missing } when absent. */
+function copyOperatorFiles(root, dir) {
+  const crds = path.join(root, "config", "crd", "bases");
+  const role = path.join(root, "config", "rbac", "role.yaml");
+  if (!fs.existsSync(crds) || !fs.existsSync(role)) return { missing: `no config/crd/bases or config/rbac/role.yaml in ${root}` };
+  fs.mkdirSync(path.join(dir, "crds"), { recursive: true });
+  for (const f of fs.readdirSync(crds).filter((x) => x.endsWith(".yaml"))) fs.copyFileSync(path.join(crds, f), path.join(dir, "crds", f));
+  fs.copyFileSync(role, path.join(dir, "role.yaml"));
+  return undefined;
+}
+
+/** The files copyOperatorFiles put in `dir`. */
+function operatorFiles(dir) {
+  const crds = path.join(dir, "crds");
+  return { crds: fs.existsSync(crds) ? fs.readdirSync(crds).map((f) => path.join(crds, f)) : [], role: path.join(dir, "role.yaml") };
+}
+
+/** `pkg` of the fork's source at the pinned commit, built into `bin` after `prepare(root)`: { path, built, seconds } or { missing }. */
+function buildFromFork({ what, pkg, bin, about, log, prepare }) {
   const go = findGo();
   const need = `Go ${CLOUDWATCH_TA_GO.join(".")} or newer (https://go.dev/doc/install)`;
   const how = `and its source: ALLOCATION_LENS_CLOUDWATCH_TA_SOURCE (a checkout or archive of ${CLOUDWATCH_TA_REPOSITORY} at ${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) or network access to that repository`;
-  if (!go) return { missing: `Go is not installed: building the CloudWatch fork's Target Allocator needs ${need} ${how}` };
+  if (!go) return { missing: `Go is not installed: building ${what} needs ${need} ${how}` };
   const old = goTooOld(go, CLOUDWATCH_TA_GO);
-  if (old) return { missing: `${go} is Go ${old}: building the CloudWatch fork's Target Allocator needs ${need} ${how}` };
+  if (old) return { missing: `${go} is Go ${old}: building ${what} needs ${need} ${how}` };
   const started = Date.now();
-  log(`building the CloudWatch fork's Target Allocator (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) with ${go} into ${path.dirname(bin)} (once, then cached; about 5 minutes on 2 cores)`);
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-cloudwatch-ta-"));
+  log(`building ${what} (${CLOUDWATCH_TA_COMMIT.slice(0, 7)}) with ${go} into ${path.dirname(bin)} (once, then cached; ${about})`);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-cloudwatch-"));
   try {
     const source = cloudwatchTaSource(work, log);
     if ("missing" in source) return source;
-    fs.mkdirSync(path.dirname(bin), { recursive: true });
-    log(`  compiling in ${source.root} (go build -v prints each package as it compiles)`);
-    const tmpBin = `${bin}.partial-${process.pid}`;
-    const env = { ...process.env, GOFLAGS: "-mod=mod -buildvcs=false" };
-    const r = spawnSync(go, ["build", "-v", "-trimpath", "-o", tmpBin, CLOUDWATCH_TA_PACKAGE], { cwd: source.root, stdio: ["ignore", "inherit", "inherit"], env });
-    const seconds = Math.round((Date.now() - started) / 1000);
-    if (r.status !== 0 || !fs.existsSync(tmpBin)) return { missing: `go build of the CloudWatch fork's Target Allocator failed (exit ${r.status ?? r.signal}) after ${seconds} s` };
-    fs.renameSync(tmpBin, bin);
-    log(`built ${bin} in ${seconds} s`);
-    return { path: bin, built: true, seconds, version: CLOUDWATCH_TA_COMMIT };
+    const prepared = prepare?.(source.root);
+    if (prepared?.missing) return prepared;
+    return goBuild(go, { cwd: source.root, pkg, bin, env: goEnv("-mod=mod"), what, started, log });
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import path from "node:path";
 import YAML from "yaml";
 import { stringify } from "yaml";
 import { generateClusterPki, type ClusterPki } from "../certs";
-import { BOOTSTRAP_USER, IDENTITIES, rbacObjects, type IdentityName } from "./rbac";
+import { BOOTSTRAP_USER, IDENTITIES, rbacObjects, ruleProblems, type ExtraIdentity, type IdentityName } from "./rbac";
 import { KubeHttp, KubeUnreachable, statusOf, type KubeIdentity } from "./http";
 
 export interface ControlPlaneOptions {
@@ -21,6 +21,12 @@ export interface ControlPlaneOptions {
   kubeApiserver: string;
   /** CRD files (YAML) installed at start */
   crds: readonly string[];
+  /**
+   * Identities beyond the demo's (an operator run against the server): each gets a ClusterRole of its rules bound to it,
+   * and a client certificate with a kubeconfig (`kubeconfigs.extra[user]`), or, bound to a ServiceAccount, that account's
+   * tokens. Rules that break the control plane's rule (a wildcard, a dialing subresource) are refused at start.
+   */
+  identities?: readonly ExtraIdentity[];
   /** where its data, keys, logs and kubeconfigs go (created; the caller removes it) */
   dir: string;
   host: string;
@@ -92,7 +98,7 @@ export class ControlPlane {
   /** etcd's client URL (plain HTTP on loopback) */
   readonly etcdUrl: string;
   /** kubeconfig files: the demo's own (writer; kubectl's current context, with the restricted viewer context beside it), the TA's, the dashboard's, the installer's */
-  readonly kubeconfigs: { demo: string; targetAllocator: string; dashboard: string; installer: string };
+  readonly kubeconfigs: { demo: string; targetAllocator: string; dashboard: string; installer: string; extra: Record<string, string> };
   private readonly etcd: Proc;
   private readonly apiserver: Proc;
   private readonly clients = new Map<string, KubeHttp>();
@@ -138,13 +144,20 @@ export class ControlPlane {
       "--profiling=false",
       "--v=1",
     ], d("kube-apiserver.log"));
-    this.kubeconfigs = { demo: d("kubeconfig.yaml"), targetAllocator: d("kubeconfig-target-allocator.yaml"), dashboard: d("kubeconfig-dashboard.yaml"), installer: d("kubeconfig-installer.yaml") };
+    this.kubeconfigs = { demo: d("kubeconfig.yaml"), targetAllocator: d("kubeconfig-target-allocator.yaml"), dashboard: d("kubeconfig-dashboard.yaml"), installer: d("kubeconfig-installer.yaml"), extra: Object.fromEntries((o.identities ?? []).filter((i) => !i.serviceAccount).map((i) => [i.user, d(`kubeconfig-${i.user}.yaml`)])) };
   }
 
   /** Starts etcd, then kube-apiserver; installs the CRDs and the RBAC; writes the kubeconfigs. */
   static async start(o: ControlPlaneOptions): Promise<ControlPlane> {
+    const known = new Set<string>([BOOTSTRAP_USER.name, ...Object.values(IDENTITIES).map((i) => i.user)]);
+    for (const i of o.identities ?? []) {
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(i.user) || known.has(i.user)) throw new Error(`identity ${JSON.stringify(i.user)}: a new lowercase DNS label is needed, not one of the demo's`);
+      const problems = ruleProblems(i.rules);
+      if (problems.length) throw new Error(`identity ${i.user}: its rules may not grant ${problems.join("; ")} (nothing may make this server dial anywhere)`);
+    }
     fs.mkdirSync(path.join(o.dir, "tls"), { recursive: true });
-    const pki = await generateClusterPki([BOOTSTRAP_USER, ...Object.values(IDENTITIES).map((i) => ({ name: i.user, groups: [] }))]);
+    const certified = [...Object.values(IDENTITIES), ...(o.identities ?? []).filter((i) => !i.serviceAccount)];
+    const pki = await generateClusterPki([BOOTSTRAP_USER, ...certified.map((i) => ({ name: i.user, groups: [] }))]);
     const write = (name: string, pem: string, mode = 0o600) => fs.writeFileSync(path.join(o.dir, "tls", name), pem, { mode });
     write("ca.crt", pki.caPem, 0o644);
     write("apiserver.crt", pki.serverCertPem, 0o644);
@@ -179,6 +192,11 @@ export class ControlPlane {
       this.clients.set(user, c);
     }
     return c;
+  }
+
+  /** The server's CA certificate (PEM), as a pod finds it in its ServiceAccount volume (ca.crt). */
+  get caPem(): string {
+    return this.pki.caPem;
   }
 
   /** A kubeconfig file for the CA of this server and a bearer token (a ServiceAccount's, from a TokenRequest). */
@@ -235,7 +253,7 @@ export class ControlPlane {
       await must(c.apply(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, crd, "allocation-lens-demo"), `install the CRD ${crd.metadata.name}`);
       crdNames.push(crd.metadata.name);
     }
-    for (const obj of rbacObjects() as { kind: string; metadata: { name: string } }[]) {
+    for (const obj of rbacObjects(this.o.identities) as { kind: string; metadata: { name: string } }[]) {
       const plural = obj.kind === "ClusterRole" ? "clusterroles" : "clusterrolebindings";
       await must(c.apply(`/apis/rbac.authorization.k8s.io/v1/${plural}/${obj.metadata.name}`, obj, "allocation-lens-demo"), `create the ${obj.kind} ${obj.metadata.name}`);
     }
@@ -279,6 +297,7 @@ export class ControlPlane {
     w(this.kubeconfigs.targetAllocator, this.kubeconfigFor([{ context: "allocation-lens-demo-target-allocator", user: IDENTITIES.targetAllocator.user }]));
     w(this.kubeconfigs.dashboard, this.kubeconfigFor([{ context: "allocation-lens-demo-dashboard", user: IDENTITIES.dashboard.user }]));
     w(this.kubeconfigs.installer, this.kubeconfigFor([{ context: "allocation-lens-demo-installer", user: IDENTITIES.installer.user }]));
+    for (const [user, file] of Object.entries(this.kubeconfigs.extra)) w(file, this.kubeconfigFor([{ context: user, user }]));
   }
 
   /** Stops kube-apiserver (SIGTERM, or `kill -9` with `hard`) and starts it again with the same flags; resolves when it is ready. */

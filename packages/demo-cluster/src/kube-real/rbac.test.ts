@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BOOTSTRAP_USER, DIALING_SUBRESOURCES, IDENTITIES, grants, rbacObjects, type PolicyRule } from "./rbac";
+import { BOOTSTRAP_USER, DIALING_SUBRESOURCES, IDENTITIES, grants, rbacObjects, ruleProblems, type PolicyRule } from "./rbac";
 
 describe("the demo control plane's RBAC", () => {
   it("grants no identity a subresource that makes the API server dial a pod, a Service or a node", () => {
@@ -25,6 +25,28 @@ describe("the demo control plane's RBAC", () => {
     expect(grants([{ apiGroups: [""], resources: ["pods/*"], verbs: ["create"] }], "", "pods/exec", "create")).toBe(false);
     expect(grants([{ apiGroups: [""], resources: ["pods"], verbs: ["*"] }], "", "pods", "delete")).toBe(true);
     expect(grants([{ apiGroups: ["apps"], resources: ["pods"], verbs: ["get"] }], "", "pods", "get")).toBe(false);
+  });
+
+  it("refuses an extra identity's rules that name a wildcard or grant a dialing subresource, and nothing else", () => {
+    for (const { rules } of Object.values(IDENTITIES)) expect(ruleProblems(rules)).toEqual([]);
+    expect(ruleProblems([{ apiGroups: ["apps"], resources: ["deployments"], verbs: ["get", "list"] }, { nonResourceURLs: ["/version"], verbs: ["get"] }])).toEqual([]);
+    expect(ruleProblems([{ apiGroups: [""], resources: ["pods", "pods/exec"], verbs: ["create"] }])).toEqual(["create pods/exec"]);
+    expect(ruleProblems([{ apiGroups: [""], resources: ["services/proxy"], verbs: ["get"] }])).toEqual(["get services/proxy"]);
+    const wide = ruleProblems([{ apiGroups: ["*"], resources: ["configmaps"], verbs: ["get"] }]);
+    expect(wide).toEqual(["a wildcard (*)"]);
+    expect(ruleProblems([{ nonResourceURLs: ["/metrics*"], verbs: ["get"] }])).toEqual(["a wildcard (/metrics*)"]);
+    // a wildcard resource is also every dialing subresource
+    expect(ruleProblems([{ apiGroups: [""], resources: ["*"], verbs: ["get"] }])).toContain("get pods/log");
+  });
+
+  it("gives an extra identity its own ClusterRole and binding beside the demo's", () => {
+    const objs = rbacObjects([{ user: "an-operator", rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }] }]) as { kind: string; metadata: { name: string }; rules?: PolicyRule[] }[];
+    expect(objs.filter((o) => o.metadata.name === "an-operator").map((o) => o.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding"]);
+    expect(objs.find((o) => o.kind === "ClusterRole" && o.metadata.name === "an-operator")!.rules).toEqual([{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }]);
+    expect(objs.length).toBe(rbacObjects().length + 2);
+    // bound to a ServiceAccount instead of a user, when it runs as in a pod
+    const sa = rbacObjects([{ user: "an-operator", rules: [], serviceAccount: { namespace: "ops", name: "op" } }]) as { kind: string; metadata: { name: string }; subjects?: unknown[] }[];
+    expect(sa.find((o) => o.kind === "ClusterRoleBinding" && o.metadata.name === "an-operator")!.subjects).toEqual([{ kind: "ServiceAccount", name: "op", namespace: "ops" }]);
   });
 
   it("binds each identity to its own ClusterRole, none to system:masters", () => {

@@ -108,17 +108,44 @@ export type IdentityName = keyof typeof IDENTITIES;
 /** The user that creates the RBAC objects and CRDs at start: in system:masters, its key held in memory only, used for nothing else. */
 export const BOOTSTRAP_USER = { name: "allocation-lens-demo-bootstrap", groups: ["system:masters"] } as const;
 
-/** The ClusterRole and ClusterRoleBinding of every identity. */
-export function rbacObjects(): Record<string, unknown>[] {
+/** An identity beyond the demo's own, asked for by its user (e.g. an operator run against the server, with its role). */
+export interface ExtraIdentity {
+  /** the ClusterRole's name, and the client certificate's user unless `serviceAccount` is given */
+  user: string;
+  rules: PolicyRule[];
+  /** bind the role to this ServiceAccount instead (its tokens come from a TokenRequest): no client certificate */
+  serviceAccount?: { namespace: string; name: string };
+}
+
+/**
+ * What breaks the control plane's rule in `rules`: each wildcard, and each subresource that makes the server dial; empty
+ * when they may be granted.
+ */
+export function ruleProblems(rules: readonly PolicyRule[]): string[] {
+  const problems: string[] = [];
+  for (const r of rules) {
+    const wild = [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs, ...(r.nonResourceURLs ?? [])].filter((x) => x.includes("*"));
+    if (wild.length) problems.push(`a wildcard (${wild.join(", ")})`);
+  }
+  for (const d of DIALING_SUBRESOURCES) if (grants(rules, d.group, d.resource, d.verb)) problems.push(`${d.verb} ${d.resource}`);
+  return problems;
+}
+
+/** The ClusterRole and ClusterRoleBinding of every identity, and of each extra one. */
+export function rbacObjects(extra: readonly ExtraIdentity[] = []): Record<string, unknown>[] {
   const labels = { "app.kubernetes.io/part-of": "allocation-lens-demo" };
-  return Object.values(IDENTITIES).flatMap(({ user, rules }) => [
+  return [...Object.values(IDENTITIES), ...extra].flatMap(({ user, rules, ...rest }) => [
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: user, labels }, rules },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
       metadata: { name: user, labels },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: user },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+      subjects: [
+        "serviceAccount" in rest && rest.serviceAccount
+          ? { kind: "ServiceAccount", name: rest.serviceAccount.name, namespace: rest.serviceAccount.namespace }
+          : { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user },
+      ],
     },
   ]);
 }
