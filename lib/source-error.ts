@@ -21,8 +21,10 @@ export class SourceError extends Error implements SourceErrorInfo {
   readonly hint?: string;
   /** for the server log only: never in `toJSON`, never a secret value */
   declare readonly detail?: string;
+  /** a network failure's system error code (`ECONNREFUSED`, `ECONNRESET`, ...), for the retry policy; not serialized */
+  declare readonly errno?: string;
 
-  constructor(info: SourceErrorInfo & { detail?: string }) {
+  constructor(info: SourceErrorInfo & { detail?: string; errno?: string }) {
     super(info.message);
     this.name = "SourceError";
     this.source = info.source;
@@ -30,6 +32,7 @@ export class SourceError extends Error implements SourceErrorInfo {
     this.status = info.status;
     this.hint = info.hint;
     if (info.detail !== undefined) Object.defineProperty(this, "detail", { value: info.detail, enumerable: false });
+    if (info.errno !== undefined) Object.defineProperty(this, "errno", { value: info.errno, enumerable: false });
   }
 
   toJSON(): SourceErrorInfo {

@@ -8,7 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseConfig, type ClusterConfig } from "@/lib/config/schema";
-import { startKubeSources, type KubeSources } from "@/server/kube/informers";
+import * as k8s from "@kubernetes/client-node";
+import { SourceError } from "@/lib/source-error";
+import { errnoOf, isRestartRefusal, startKubeSources, type KubeSources } from "@/server/kube/informers";
 import { startTestKube, type TestKube } from "@/test/fixtures/kube";
 import { until } from "@allocation-lens/test-support/wait";
 import { NS, SELECTOR } from "@/test/fixtures/ta";
@@ -82,5 +84,36 @@ describe("Kubernetes informers with deadlines", () => {
     await until(() => sources.nodes.list().map((n) => n.metadata?.name), (names) => names.includes("node-b"), 10_000, "node-b after recovery");
     expect(sources.nodes.status.state).toBe("ok");
     expect(kube.requests.filter((u) => /^\/api\/v1\/nodes(\?(?!.*watch=).*)?$/.test(u)).length).toBeGreaterThan(lists);
+  });
+});
+
+describe("a refused connection is told from an answer", () => {
+  it("carries the system error code of a real refused connection, and only refused or reset connections retry at once", async () => {
+    // a port that was just free: nothing listens on it
+    const net = await import("node:net");
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: "c", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: "u", token: "t" }],
+      contexts: [{ name: "x", cluster: "c", user: "u" }],
+      currentContext: "x",
+    });
+    const err = await kc.makeApiClient(k8s.CoreV1Api).listNode().then(() => undefined, (e: unknown) => e);
+    expect(err, "the list fails").toBeDefined();
+    expect(errnoOf(err)).toBe("ECONNREFUSED");
+    const network = (errno?: string) => new SourceError({ source: "s", kind: "network", message: "m", errno });
+    expect(isRestartRefusal(network("ECONNREFUSED"))).toBe(true);
+    expect(isRestartRefusal(network("ECONNRESET"))).toBe(true);
+    expect(isRestartRefusal(network("ENOTFOUND"))).toBe(false);
+    expect(isRestartRefusal(network(undefined))).toBe(false);
+    expect(isRestartRefusal(new SourceError({ source: "s", kind: "forbidden", status: 403, message: "m" }))).toBe(false);
+    // the code is for the retry policy only: not in what an answer carries
+    expect(JSON.stringify(network("ECONNREFUSED"))).not.toContain("ECONNREFUSED");
   });
 });

@@ -165,7 +165,24 @@ function describe(source: string, resource: string, err: unknown): SourceError {
     });
   }
   const text = typeof e?.message === "string" ? e.message.split("\n")[0].slice(0, 300) : String(err);
-  return new SourceError({ source, kind: typeof status === "number" ? "http" : "network", status, message: text });
+  return new SourceError({ source, kind: typeof status === "number" ? "http" : "network", status, message: text, errno: errnoOf(err) });
+}
+
+/** A system error's code (`ECONNREFUSED`, ...), on the error or its cause (fetch wraps it), or undefined. */
+export function errnoOf(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a failure is an API server that is not there for a moment (restarting: an upgrade, a compaction's aftermath):
+ * a refused or reset connection. Those are tried again every second, so that its return is seen at once; answers the
+ * server did give (403, 5xx) and timeouts back off.
+ */
+export function isRestartRefusal(e: SourceError): boolean {
+  return e.kind === "network" && (e.errno === "ECONNREFUSED" || e.errno === "ECONNRESET");
 }
 
 /** How often a refused connection to the API server is tried again. */
@@ -221,9 +238,7 @@ class Watched implements WatchedKind {
       // a watch resumed from the old one neither refreshes the cache nor tells this status that the source is back.
       (this.informer as unknown as { resourceVersion: string }).resourceVersion = "";
       clearTimeout(this.retryTimer);
-      // A refused or reset connection is an API server restarting (an upgrade, a compaction's aftermath): try again every
-      // second, so that its return is seen at once; answers that the server did give (403, 5xx) and timeouts back off.
-      const refused = described.kind === "network" && /ECONNREFUSED|ECONNRESET|socket hang up/i.test(described.message);
+      const refused = isRestartRefusal(described);
       this.retryTimer = setTimeout(() => void this.start(), refused ? RESTART_RETRY_MS : this.backoffMs);
       if (!refused) this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
     });

@@ -74,6 +74,15 @@ describe("Leases in the demo's Kubernetes API", () => {
     expect(api.stats()).toMatchObject({ "conflict:leases": 2, "create:leases": 2, "update:leases": 1 });
   });
 
+  it("lists Leases in etcd's key order (bytes of namespace/name), as kube-apiserver does", async () => {
+    const c = client();
+    const names = ["b", "a.b", "a-b", "a0", "ab", "a"];
+    for (const n of names) await c.createNamespacedLease({ namespace: NS, body: lease(n, "x") });
+    const listed = (await c.listNamespacedLease({ namespace: NS })).items.map((l) => l.metadata!.name!);
+    expect(listed).toEqual(["a", "a-b", "a.b", "a0", "ab", "b"]);
+    expect((await c.listLeaseForAllNamespaces()).items.map((l) => l.metadata!.name!)).toEqual(listed);
+  });
+
   it("two clients racing to take the same Lease from the same read: exactly one wins", async () => {
     const [a, b] = [client(), client()];
     await a.createNamespacedLease({ namespace: NS, body: lease("lens-race", "gone", { leaseTransitions: 2 }) });

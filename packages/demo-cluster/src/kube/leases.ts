@@ -77,7 +77,9 @@ export class LeaseStore {
   }
 
   list(namespace?: string): LeaseObject[] {
-    return [...this.leases.values()].filter((l) => namespace === undefined || l.metadata.namespace === namespace).sort((a, b) => (a.metadata.namespace + "/" + a.metadata.name).localeCompare(b.metadata.namespace + "/" + b.metadata.name));
+    // etcd's key order (byte order of namespace/name), as every other list
+    const key = (l: LeaseObject) => `${l.metadata.namespace}/${l.metadata.name}`;
+    return [...this.leases.values()].filter((l) => namespace === undefined || l.metadata.namespace === namespace).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   }
 
   /** Serves one request for Leases (already matched by matchLeases). */

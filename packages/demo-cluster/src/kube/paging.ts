@@ -32,10 +32,8 @@ export const CONTINUE_TOO_OLD =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
 function decode(token: string): { rv: number; start: string } | string {
-  let text: string;
   try {
-    text = Buffer.from(token, "base64url").toString("utf8");
-    const v = JSON.parse(text) as { v?: unknown; rv?: unknown; start?: unknown };
+    const v = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { v?: unknown; rv?: unknown; start?: unknown };
     if (v.v !== "meta.k8s.io/v1") return "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)";
     if (typeof v.rv !== "number" || !Number.isInteger(v.rv) || v.rv <= 0 || typeof v.start !== "string") return "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)";
     return { rv: v.rv, start: v.start };
