@@ -172,10 +172,7 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       count(`gone:${resource}`);
       return fail(res, gone, "gone");
     }
-    const page = pageOf(
-      store.list(resource, namespace).filter((o) => !filter || filter(o)),
-      { limit: q.get("limit"), continue: q.get("continue"), rv: store.resourceVersion, oldest: store.oldestResumable, selected: !!(q.get("labelSelector") || q.get("fieldSelector")) },
-    );
+    const page = pageFor(store.list(resource, namespace).filter((o) => !filter || filter(o)), q);
     if ("code" in page) return pageFailure(res, page, resource);
     count("list", `list:${resource}`);
     if (table) return sendJson(res, 200, renderTable(resource, page.items, table, { resourceVersion: page.resourceVersion, ...listMeta(page) }));
@@ -183,6 +180,11 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
     // a custom resource's list (served by kube-apiserver's unstructured handler) always names `continue`, empty on the last page
     const custom = info.group === MONITORING_GROUP ? { continue: "" } : {};
     sendJson(res, 200, { kind: info.listKind, apiVersion: info.apiVersion, metadata: { resourceVersion: page.resourceVersion, ...custom, ...listMeta(page) }, items: page.items.map(withoutTypeMeta) });
+  }
+
+  /** The page of `items` a list request asks for (limit, continue), against the store's current and oldest resourceVersions. */
+  function pageFor(items: readonly KubeObject[], q: URLSearchParams): Page | PageError {
+    return pageOf(items, { limit: q.get("limit"), continue: q.get("continue"), rv: store.resourceVersion, oldest: store.oldestResumable, selected: !!(q.get("labelSelector") || q.get("fieldSelector")) });
   }
 
   function pageFailure(res: ServerResponse, e: PageError, resource: string): void {
@@ -270,7 +272,7 @@ export function resourceHandlers(ctx: ResourceContext): ResourceHandlers {
       return fail(res, gone, "gone");
     }
     if (filter) items = items.filter(filter);
-    const page = pageOf(items, { limit: q.get("limit"), continue: q.get("continue"), rv: store.resourceVersion, oldest: store.oldestResumable, selected: !!(q.get("labelSelector") || q.get("fieldSelector")) });
+    const page = pageFor(items, q);
     if ("code" in page) return pageFailure(res, page, "namespaces");
     count("list", "list:namespaces");
     if (table) return sendJson(res, 200, namespaceTable(page.items, table, page.resourceVersion, undefined, false, listMeta(page)));
