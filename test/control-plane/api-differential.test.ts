@@ -215,6 +215,7 @@ kubeRealSuite("the demo's Kubernetes API held to kube-apiserver", (kube) => {
       "/api/v1/endpoints?limit=500&resourceVersion=0",
       "/apis/discovery.k8s.io/v1/endpointslices?limit=500&resourceVersion=0",
       "/apis/apps/v1/deployments",
+      "/apis/apps/v1/daemonsets",
       "/api/v1/configmaps",
       "/apis/monitoring.coreos.com/v1/servicemonitors",
       "/apis/monitoring.coreos.com/v1/podmonitors",
@@ -246,7 +247,8 @@ kubeRealSuite("the demo's Kubernetes API held to kube-apiserver", (kube) => {
   });
 
   it("kubectl's Tables and metadata-only lists", async () => {
-    for (const p of ["/api/v1/nodes?limit=500", `/api/v1/namespaces/${demo.world.namespace}/pods?limit=500`, `/apis/coordination.k8s.io/v1/namespaces/${demo.world.namespace}/leases?limit=500`]) {
+    const workloads = [`/apis/apps/v1/namespaces/${demo.world.namespace}/daemonsets?limit=500`, `/apis/apps/v1/namespaces/${demo.world.namespace}/deployments?limit=500`];
+    for (const p of ["/api/v1/nodes?limit=500", `/api/v1/namespaces/${demo.world.namespace}/pods?limit=500`, `/apis/coordination.k8s.io/v1/namespaces/${demo.world.namespace}/leases?limit=500`, ...workloads]) {
       const [d, r] = await both({ path: p, accept: KUBECTL_TABLE });
       if (d.status !== 200 || r.status !== 200) {
         statusDiffs(`Table ${p}`, d, r, found);
@@ -259,6 +261,16 @@ kubeRealSuite("the demo's Kubernetes API held to kube-apiserver", (kube) => {
       if (JSON.stringify(cols(db)) !== JSON.stringify(cols(rb))) found.push(`Table ${p}: columns: demo ${cols(db).join(" ")}, real ${cols(rb).join(" ")}`);
       const rows = (b: Json) => (b.rows as Json[]).map((x) => `${((x.object as Json).kind as string) ?? ""} ${String((x.cells as unknown[])[0])}`);
       if (JSON.stringify(rows(db)) !== JSON.stringify(rows(rb))) found.push(`Table ${p}: rows: demo ${rows(db).slice(0, 3).join(", ")}, real ${rows(rb).slice(0, 3).join(", ")}`);
+      // the workloads' counts (what `kubectl get ds,deploy` shows): the status the demo's controllers wrote, read back
+      if (workloads.includes(p)) {
+        // every cell before the Age column (name and counts; the Age of an object the two servers created apart may differ)
+        const counts = (b: Json) => {
+          const age = (b.columnDefinitions as Json[]).findIndex((c) => c.name === "Age");
+          return (b.rows as Json[]).map((x) => (x.cells as unknown[]).slice(0, age).join(" "));
+        };
+        expect((db.rows as Json[]).length, p).toBeGreaterThan(0);
+        if (JSON.stringify(counts(db)) !== JSON.stringify(counts(rb))) found.push(`Table ${p}: cells: demo ${counts(db).join(", ")}, real ${counts(rb).join(", ")}`);
+      }
     }
     for (const p of ["/api/v1/namespaces", "/api/v1/secrets", `/api/v1/namespaces/${demo.world.namespace}/pods`]) {
       const [d, r] = await compareList(p, METADATA_LIST);

@@ -30,6 +30,7 @@ import { TaPods } from "./ta-pods";
 import { clientCertSecret, serviceDnsNames, taNames, taObjects } from "./world/target-allocators";
 import { RealTa, withStrategy, type RealAssignments } from "./real-ta";
 import { ControlPlane } from "./kube-real/control-plane";
+import { workloadStatus } from "./world/workload-status";
 import type { ExtraIdentity } from "./kube-real/rbac";
 import { StoreMirror } from "./kube-real/mirror";
 
@@ -159,13 +160,20 @@ export async function startDemoCluster(partial: Partial<DemoOptions> = {}): Prom
     podmonitors: world.podMonitors,
     configmaps: operatorObjects.map((x) => x.configMap),
     services: [...world.services, ...operatorObjects.map((x) => x.service)],
-    deployments: operatorObjects.map((x) => x.deployment),
     secrets: [...world.secrets, ...(o.flavor === "cloudwatch" ? [clientCertSecret({ caPem: pki.caPem, certPem: pki.clientCertPem, keyPem: pki.clientKeyPem }, Date.now() - 86_400_000)] : [])],
   };
   for (const [resource, objects] of Object.entries(baseline) as [Resource, KubeObject[]][]) for (const obj of objects) store.upsert(resource, obj);
   // TA pods are not part of the baseline: heal leaves them as they are (their replacement is a one-shot)
   const taPods = new TaPods(store, o.flavor, roles);
   taPods.createAll();
+  // the workloads (the TAs' Deployments, the agents' DaemonSet and Deployment) with the status their controllers write;
+  // kube/workload-status-controller.ts keeps it so from here on
+  const nodeNames = world.nodes.map((n) => n.metadata.name);
+  const withStatus = (w: KubeObject): KubeObject => ({ ...w, status: workloadStatus(w, store.list("pods", w.metadata.namespace), nodeNames) });
+  const agentWorkloads = builder.agentWorkloads();
+  baseline.deployments = [...operatorObjects.map((x) => x.deployment), ...agentWorkloads.filter((w) => w.kind === "Deployment")].map(withStatus);
+  baseline.daemonsets = agentWorkloads.filter((w) => w.kind === "DaemonSet").map(withStatus);
+  for (const r of ["deployments", "daemonsets"] as const) for (const w of baseline[r]!) store.upsert(r, w);
 
   const allocators: Partial<Record<Role, DemoAllocator>> = {};
   for (const role of roles) {

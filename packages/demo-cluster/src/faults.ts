@@ -10,6 +10,8 @@ import type { DemoAllocator } from "./allocator";
 import type { KubeObject, Resource, Store } from "./store";
 import { crash, markNotReady, markReady, markTerminating } from "./pod-state";
 import type { TaPods } from "./ta-pods";
+import { agentWorkload } from "./world/agents";
+import { iso } from "./world/naming";
 import { isTaPod } from "./world/target-allocators";
 
 export class FaultError extends Error {}
@@ -225,6 +227,16 @@ export class FaultEngine {
     this.allocator(role);
     const revision = ++this.revision[role];
     const old = this.agentPods(role).filter((p) => !p.metadata.deletionTimestamp);
+    // the change a rollout starts from, as `kubectl rollout restart` makes it: a new template annotation, so the workload's
+    // next generation (a real API server counts it the same way; its controller counts the pods that are updated)
+    const { namespace } = this.ctx.world;
+    const workload = agentWorkload(this.ctx.builder.flavor, role);
+    this.ctx.store.update(role === "per-node" ? "daemonsets" : "deployments", namespace, workload, (w) => {
+      const spec = w.spec as { template: { metadata: { annotations?: Record<string, string> } } };
+      spec.template.metadata.annotations = { ...spec.template.metadata.annotations, "kubectl.kubernetes.io/restartedAt": iso(this.ctx.now()) };
+      // the generation the new pods carry in pod-template-generation (revisions are not reset by a heal)
+      return { ...w, metadata: { ...w.metadata, generation: revision + 1 } };
+    });
     const batchSize = role === "per-node" ? Math.max(1, Math.ceil(old.length / 4)) : old.length;
     const batches: KubeObject[][] = [];
     for (let i = 0; i < old.length; i += batchSize) batches.push(old.slice(i, i + batchSize));

@@ -5,8 +5,8 @@
  * 410 Gone from an expired one) and is pushed to subscribers.
  */
 
-export type Resource = "pods" | "nodes" | "servicemonitors" | "podmonitors" | "configmaps" | "services" | "secrets" | "deployments" | "endpointslices" | "endpoints";
-export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors", "podmonitors", "configmaps", "services", "secrets", "deployments", "endpointslices", "endpoints"];
+export type Resource = "pods" | "nodes" | "servicemonitors" | "podmonitors" | "configmaps" | "services" | "secrets" | "deployments" | "daemonsets" | "endpointslices" | "endpoints";
+export const RESOURCES: readonly Resource[] = ["pods", "nodes", "servicemonitors", "podmonitors", "configmaps", "services", "secrets", "deployments", "daemonsets", "endpointslices", "endpoints"];
 
 /** Plain Kubernetes JSON; the one definition lives in world/kube.ts, shared with the world generator. */
 export type { KubeObject } from "./world/kube";

@@ -28,13 +28,14 @@ export const KINDS: Record<Resource, Kind> = {
   configmaps: { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true, status: false },
   secrets: { apiVersion: "v1", kind: "Secret", plural: "secrets", namespaced: true, status: false },
   deployments: { apiVersion: "apps/v1", kind: "Deployment", plural: "deployments", namespaced: true, status: true },
+  daemonsets: { apiVersion: "apps/v1", kind: "DaemonSet", plural: "daemonsets", namespaced: true, status: true },
   endpointslices: { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, status: false },
   servicemonitors: { apiVersion: "monitoring.coreos.com/v1", kind: "ServiceMonitor", plural: "servicemonitors", namespaced: true, status: false },
   podmonitors: { apiVersion: "monitoring.coreos.com/v1", kind: "PodMonitor", plural: "podmonitors", namespaced: true, status: false },
 };
 
 /** The order of the first sync: what others refer to first, the pods (the most) late, their EndpointSlices last. */
-const SYNC_ORDER: Resource[] = ["nodes", "configmaps", "secrets", "services", "deployments", "servicemonitors", "podmonitors", "pods", "endpoints", "endpointslices"];
+const SYNC_ORDER: Resource[] = ["nodes", "configmaps", "secrets", "services", "deployments", "daemonsets", "servicemonitors", "podmonitors", "pods", "endpoints", "endpointslices"];
 
 /** The object's path on the API server. */
 export function objectPath(resource: Resource, namespace: string | undefined, name: string): string {

@@ -127,6 +127,18 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
     shortNames: ["deploy"],
     categories: ["all"],
   },
+  daemonsets: {
+    resource: "daemonsets",
+    group: APPS_GROUP,
+    version: APPS_VERSION,
+    apiVersion: `${APPS_GROUP}/${APPS_VERSION}`,
+    kind: "DaemonSet",
+    listKind: "DaemonSetList",
+    singularName: "daemonset",
+    namespaced: true,
+    shortNames: ["ds"],
+    categories: ["all"],
+  },
   endpoints: {
     resource: "endpoints",
     group: "",
@@ -152,7 +164,7 @@ export const RESOURCE_INFO: Record<Resource, ResourceInfo> = {
 };
 
 export const CORE_RESOURCES: readonly Resource[] = ["configmaps", "endpoints", "nodes", "pods", "secrets", "services"];
-export const APPS_RESOURCES: readonly Resource[] = ["deployments"];
+export const APPS_RESOURCES: readonly Resource[] = ["daemonsets", "deployments"];
 export const DISCOVERY_RESOURCES: readonly Resource[] = ["endpointslices"];
 export const MONITORING_RESOURCES: readonly Resource[] = ["podmonitors", "servicemonitors"];
 

@@ -1,6 +1,6 @@
 /**
  * What the demo's Kubernetes API serves out of its Store: discovery documents, list, get and watch of pods, nodes,
- * services, endpointslices (discovery.k8s.io/v1), configmaps, secrets, deployments, servicemonitors and podmonitors
+ * services, endpointslices (discovery.k8s.io/v1), configmaps, secrets, deployments, daemonsets, servicemonitors and podmonitors
  * (label and field selectors, resourceVersion and resourceVersionMatch, 410 Gone, bookmarks, the watch-list protocol's
  * sendInitialEvents, meta.k8s.io Tables and PartialObjectMetadata), the namespaces derived from the objects (list, get,
  * watch), SelfSubjectAccessReviews (auth.ts decides), Events (created and not kept) and Leases (leases.ts). Counts every

@@ -232,6 +232,7 @@ export const SUPPORTED_FIELDS: Record<Resource, Record<string, (o: KubeObject) =
   services: COMMON_FIELDS,
   secrets: { ...COMMON_FIELDS, type: (o) => String((o as { type?: unknown }).type ?? "") },
   deployments: COMMON_FIELDS,
+  daemonsets: COMMON_FIELDS,
   endpointslices: COMMON_FIELDS,
   endpoints: COMMON_FIELDS,
 };

@@ -245,7 +245,10 @@ describe("raw HTTP", () => {
     expect((await get("/apis/authorization.k8s.io/v1")).body.resources).toMatchObject([{ name: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", verbs: ["create"] }]);
     expect((await get("/apis/discovery.k8s.io")).body).toMatchObject({ kind: "APIGroup", name: "discovery.k8s.io", preferredVersion: { groupVersion: "discovery.k8s.io/v1" } });
     expect(core.body.resources.map((r: any) => r.name)).toEqual(["configmaps", "endpoints", "namespaces", "nodes", "pods", "pods/portforward", "secrets", "services", "services/proxy"]);
-    expect((await get("/apis/apps/v1")).body.resources).toMatchObject([{ name: "deployments", kind: "Deployment", namespaced: true, shortNames: ["deploy"] }]);
+    expect((await get("/apis/apps/v1")).body.resources).toMatchObject([
+      { name: "daemonsets", kind: "DaemonSet", namespaced: true, shortNames: ["ds"] },
+      { name: "deployments", kind: "Deployment", namespaced: true, shortNames: ["deploy"] },
+    ]);
     expect((await get("/apis/apps")).body).toMatchObject({ kind: "APIGroup", name: "apps", preferredVersion: { groupVersion: "apps/v1" } });
     const mon = await get("/apis/monitoring.coreos.com/v1");
     expect(mon.body.resources.map((r: any) => [r.name, r.shortNames[0]])).toEqual([

@@ -1,12 +1,13 @@
 /**
  * The embedded demo cluster's Kubernetes API: plain HTTP on loopback (and the same over TLS for the restricted user's
  * context when started with `tls`), speaking the real wire protocol (discovery, list, get, watch, meta.k8s.io Tables)
- * for pods, nodes, services, endpointslices, servicemonitors, podmonitors, configmaps, secrets and deployments out of a
+ * for pods, nodes, services, endpointslices, servicemonitors, podmonitors, configmaps, secrets, deployments and daemonsets out of a
  * demo Store, and the derived namespaces, so that `@kubernetes/client-node` informers, a real `kubectl` and a real
  * Target Allocator (client-go, prometheus-operator's informers, Prometheus's Kubernetes discovery) work against it. The
  * world's resources answer GET only; SelfSubjectAccessReviews and Events can be created, and coordination.k8s.io Leases
  * created and updated too (leases.ts), for the dashboard's replicas. The EndpointSlice controller that keeps the slices
- * in step with the pods (endpointslice-controller.ts) runs with the server. Port-forward to a TA pod (WebSocket channels
+ * in step with the pods (endpointslice-controller.ts) and the DaemonSet and Deployment status controllers
+ * (workload-status-controller.ts) run with the server. Port-forward to a TA pod (WebSocket channels
  * and SPDY/3.1, portforward/), the service proxy (proxy.ts) and the restricted user (auth.ts) are wired here.
  *
  * This module is the server's lifecycle (listen, upgrades, tunnels, stats, dropping watches, close); routing is in
@@ -22,6 +23,7 @@ import { NOT_FOUND, sendJson, status } from "./answers";
 import { CONTEXT_NAME, writeKubeconfig } from "./kubeconfig";
 import type { LeaseStore } from "./leases";
 import { EndpointSliceController } from "./endpointslice-controller";
+import { WorkloadStatusController } from "./workload-status-controller";
 import { resourceHandlers } from "./resources";
 import { handle } from "./routes";
 import type { ActiveWatch } from "./watch";
@@ -77,7 +79,10 @@ export interface KubeApiOptions {
   backendFor?: (namespace: string, pod: string, port: number) => Backend | undefined;
   /** also serve the API over TLS with this certificate (for 127.0.0.1), signed by `caPem` */
   tls?: { certPem: string; keyPem: string; caPem: string };
-  /** run the EndpointSlice controller over the Store (default true), writing slices `endpointSliceDelayMs` after a change (default 200) */
+  /**
+   * run the EndpointSlice controller over the Store (default true), writing slices `endpointSliceDelayMs` after a change
+   * (default 200), and the DaemonSet and Deployment status controllers beside it
+   */
   endpointSlices?: boolean;
   endpointSliceDelayMs?: number;
 }
@@ -97,6 +102,8 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
   const counts: Record<string, number> = {};
   const sliceController = opts.endpointSlices === false ? undefined : new EndpointSliceController(store, opts.endpointSliceDelayMs);
   sliceController?.start();
+  const workloadController = opts.endpointSlices === false ? undefined : new WorkloadStatusController(store);
+  workloadController?.start();
   const watches = new Set<ActiveWatch>();
   let serverAddress = "";
   const handlers = resourceHandlers({
@@ -293,6 +300,7 @@ export async function startKubeApi(store: Store, opts: KubeApiOptions): Promise<
         watches.clear();
         unsubscribe();
         sliceController?.stop();
+        workloadController?.stop();
         for (const set of tunnels.values()) for (const t of set) t.close();
         for (const s of upgraded) s.destroy();
         wss.close();

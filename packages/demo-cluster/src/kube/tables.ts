@@ -5,7 +5,8 @@ import type { KubeObject, Resource } from "../store";
  * (what kubectl asks for its human-readable output). Columns follow the real printers: pods (NAME READY STATUS
  * RESTARTS AGE, and IP NODE NOMINATED NODE READINESS GATES at priority 1, shown by `-o wide`), nodes (NAME STATUS
  * ROLES AGE VERSION, more at priority 1), configmaps (NAME DATA AGE), secrets (NAME TYPE DATA AGE), services (NAME TYPE
- * CLUSTER-IP EXTERNAL-IP PORT(S) AGE), deployments (NAME READY UP-TO-DATE AVAILABLE AGE) and CRDs without printer columns
+ * CLUSTER-IP EXTERNAL-IP PORT(S) AGE), deployments (NAME READY UP-TO-DATE AVAILABLE AGE), daemonsets (NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE
+ * SELECTOR AGE) and CRDs without printer columns
  * (NAME AGE).
  */
 
@@ -117,6 +118,20 @@ const DEPLOYMENT_COLUMNS = [
   col("Selector", "string", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.", 1),
 ];
 
+const DAEMONSET_COLUMNS = [
+  NAME_COL,
+  col("Desired", "integer", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"),
+  col("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"),
+  col("Ready", "integer", "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition."),
+  col("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod"),
+  col("Available", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"),
+  col("Node Selector", "string", "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/"),
+  AGE_COL,
+  col("Containers", "string", "Names of each container in the template.", 1),
+  col("Images", "string", "Images referenced by each container in the template.", 1),
+  col("Selector", "string", "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", 1),
+];
+
 export function columnsFor(resource: Resource): ColumnDefinition[] {
   switch (resource) {
     case "pods":
@@ -131,6 +146,8 @@ export function columnsFor(resource: Resource): ColumnDefinition[] {
       return SERVICE_COLUMNS;
     case "deployments":
       return DEPLOYMENT_COLUMNS;
+    case "daemonsets":
+      return DAEMONSET_COLUMNS;
     default:
       return GENERIC_COLUMNS;
   }
@@ -256,6 +273,26 @@ function serviceCells(o: KubeObject, now: number): unknown[] {
   return [o.metadata.name, (spec.type as string) || "ClusterIP", (spec.clusterIP as string) || "<none>", external, ports.join(",") || "<none>", age(o, now), selectorText(spec.selector)];
 }
 
+function daemonSetCells(o: KubeObject, now: number): unknown[] {
+  const spec = asDict(o.spec);
+  const status = asDict(o.status);
+  const podSpec = asDict(asDict(spec.template).spec);
+  const containers = asArray(podSpec.containers);
+  return [
+    o.metadata.name,
+    Number(status.desiredNumberScheduled ?? 0),
+    Number(status.currentNumberScheduled ?? 0),
+    Number(status.numberReady ?? 0),
+    Number(status.updatedNumberScheduled ?? 0),
+    Number(status.numberAvailable ?? 0),
+    selectorText(podSpec.nodeSelector),
+    age(o, now),
+    containers.map((c) => c.name).join(","),
+    containers.map((c) => c.image).join(","),
+    selectorText(asDict(spec.selector).matchLabels),
+  ];
+}
+
 function deploymentCells(o: KubeObject, now: number): unknown[] {
   const spec = asDict(o.spec);
   const status = asDict(o.status);
@@ -288,6 +325,8 @@ export function cellsFor(resource: Resource, o: KubeObject, now: number): unknow
       return serviceCells(o, now);
     case "deployments":
       return deploymentCells(o, now);
+    case "daemonsets":
+      return daemonSetCells(o, now);
     default:
       return [o.metadata.name, age(o, now)];
   }

@@ -1,7 +1,9 @@
 /** The two agents of each flavor: namespace, names and the pod labels their operator sets (docs/target-allocator.md). */
 import type { Flavor, Role } from "@allocation-lens/allocation/model";
 import type { Container } from "./kube";
-import { ownerReferences, podTemplate, type PodTemplate } from "./objects";
+import type { KubeObject } from "./kube";
+import { iso } from "./naming";
+import { fakeUid, ownerReferences, podTemplate, type PodTemplate } from "./objects";
 
 export interface AgentInfo {
   /** the custom resource's name, as in the instance label `<namespace>.<name>` */
@@ -92,5 +94,29 @@ export function agentTemplate(flavor: Flavor, role: Role, revisionHash: string, 
   return {
     template: podTemplate({ namespace: f.namespace, labels, ownerReferences: owner, containers: [f.container] }),
     prefix: role === "per-node" ? workload : `${workload}-${revisionHash}`,
+  };
+}
+
+/**
+ * The agent's own workload object as its operator creates it: the per-node agent's DaemonSet (rolling one node at a time,
+ * no surge) or the cluster-scraper's Deployment of `replicas`, at generation `generation`, selecting the agent's pods. Its
+ * uid is the one the pods' owner references name. The status is the controller's (workload-status.ts), left empty here.
+ */
+export function agentWorkloadObject(flavor: Flavor, role: Role, opts: { generation: number; replicas: number; createdMs: number }): KubeObject {
+  const f = FACTS[flavor];
+  const name = agentWorkload(flavor, role);
+  const info = agentInfo(flavor, role);
+  const kind = KIND[role];
+  const labels = { ...info.selector, "app.kubernetes.io/name": name };
+  const template = { metadata: { labels }, spec: { containers: [f.container], ...(role === "per-node" ? { nodeSelector: { "kubernetes.io/os": "linux" } } : {}) } };
+  return {
+    apiVersion: "apps/v1",
+    kind,
+    metadata: { name, namespace: f.namespace, uid: fakeUid(kind, f.namespace, name), labels: { ...info.selector }, generation: opts.generation, creationTimestamp: iso(opts.createdMs) },
+    spec:
+      kind === "DaemonSet"
+        ? { selector: { matchLabels: info.selector }, template, updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 }
+        : { replicas: opts.replicas, selector: { matchLabels: info.selector }, template, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } }, revisionHistoryLimit: 10 },
+    status: {},
   };
 }

@@ -3,7 +3,7 @@
  * so the fault engine can keep growing the same world (new nodes, rollout pods) without collisions.
  */
 import type { Flavor, Role } from "@allocation-lens/allocation/model";
-import { agentInfo, agentNamespace, agentTemplate, type AgentInfo } from "./agents";
+import { agentInfo, agentNamespace, agentTemplate, agentWorkloadObject, type AgentInfo } from "./agents";
 import { DEFAULT_NODES, K8S_ALPHABET, MAX_NODES, ZONES } from "./constants";
 import type { KubeObject } from "./kube";
 import { makeMonitor } from "./monitors";
@@ -13,6 +13,9 @@ import { Rng } from "./rng";
 import { monitorService, tokenSecret } from "./services";
 import { staticJobsFor, type StaticJob } from "./static-jobs";
 import { appWorkloads, systemWorkloads, type WorkloadPlan } from "./workloads";
+
+/** The cluster-scraper agent's Deployment runs two replicas. */
+const CLUSTER_SCRAPER_REPLICAS = 2;
 
 export interface World {
   /** the agents' namespace: "amazon-cloudwatch" (cloudwatch) or "opentelemetry" (upstream) */
@@ -93,7 +96,7 @@ export class WorldBuilder {
     const nodeNames = nodes.map((n) => n.metadata.name);
     const pods: KubeObject[] = [];
     for (const name of nodeNames) pods.push(this.agentPod("per-node", name, this.startAfter(name)));
-    for (let i = 0; i < 2; i++) pods.push(this.agentPod("cluster-scraper", this.rng.pick(nodeNames), this.nowMs - this.rng.int(3 * DAY)));
+    for (let i = 0; i < CLUSTER_SCRAPER_REPLICAS; i++) pods.push(this.agentPod("cluster-scraper", this.rng.pick(nodeNames), this.nowMs - this.rng.int(3 * DAY)));
     const plans = [...systemWorkloads(this.annotationKey), ...appWorkloads(this.rng.fork(4), this.nodeCount)];
     for (const plan of plans) {
       if (plan.kind === "DaemonSet") {
@@ -148,6 +151,15 @@ export class WorldBuilder {
     if (!t) this.templates.set(key, (t = agentTemplate(this.flavor, role, hashes[revision], revision + 1)));
     const placement = { nodeName, hostIP: node.ip, podIP: this.podIps.allocate() };
     return makePod(t.template, this.names.suffixed(t.prefix), placement, startedMs, opts.ready ?? true);
+  }
+
+  /**
+   * The agents' own workloads (the per-node DaemonSet, the cluster-scraper Deployment of the pods generate() made) at the
+   * world's current template (generation 1), status empty: their controller fills it.
+   */
+  agentWorkloads(): KubeObject[] {
+    const createdMs = this.nowMs - 30 * DAY;
+    return (["per-node", "cluster-scraper"] as const).map((role) => agentWorkloadObject(this.flavor, role, { generation: 1, replicas: CLUSTER_SCRAPER_REPLICAS, createdMs }));
   }
 
   /** The names of the nodes this builder made, in creation order (removed ones included). */
