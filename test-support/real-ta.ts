@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLOUDWATCH_TA_COMMIT, cloudwatchOperatorDir, cloudwatchTaPath, otelOperatorDir, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
+import { CLOUDWATCH_TA_COMMIT, cloudwatchOperatorDir, cloudwatchTaPath, operatorFiles as builtOperatorFiles, otelOperatorDir, REAL_TA_VERSION, realTaPath, requirePeers } from "@allocation-lens/demo-cluster/real-ta-build";
 import { ETCD_VERSION, KUBERNETES_VERSION, etcdPath, kubeApiserverPath, monitoringCrdsDir } from "@allocation-lens/demo-cluster/kube-real-build";
 
 export interface RealTaBinary {
@@ -91,8 +91,7 @@ export interface OperatorFiles {
 /** An operator as scripts/peers.mjs builds it (upstream's, or the CloudWatch agent operator), or undefined when a piece is not there. */
 export function operatorFiles(flavor: "upstream" | "cloudwatch"): OperatorFiles | undefined {
   const dir = flavor === "cloudwatch" ? cloudwatchOperatorDir() : otelOperatorDir();
-  const crdDir = path.join(dir, "crds");
-  const f = { binary: path.join(dir, "manager"), crds: fs.existsSync(crdDir) ? fs.readdirSync(crdDir).filter((x) => x.endsWith(".yaml")).map((x) => path.join(crdDir, x)) : [], role: path.join(dir, "role.yaml") };
+  const f = { binary: path.join(dir, "manager"), ...builtOperatorFiles(dir) };
   return fs.existsSync(f.binary) && fs.existsSync(f.role) && f.crds.length ? f : undefined;
 }
 

@@ -16,3 +16,4 @@ export declare function otelOperatorDir(): string;
 export declare function ensureOtelOperator(opts?: { log?: (line: string) => void }): { path: string; built: boolean; seconds: number; version: string; crds: string[]; role: string } | { missing: string };
 export declare function cloudwatchOperatorDir(): string;
 export declare function ensureCloudwatchOperator(opts?: { log?: (line: string) => void }): { path: string; built: boolean; seconds: number; version: string; crds: string[]; role: string } | { missing: string };
+export declare function operatorFiles(dir: string): { crds: string[]; role: string };

@@ -181,8 +181,8 @@ function copyOperatorFiles(root, dir) {
   return undefined;
 }
 
-/** The files copyOperatorFiles put in `dir`. */
-function operatorFiles(dir) {
+/** The files copyOperatorFiles put in `dir` (whether they are there or not). */
+export function operatorFiles(dir) {
   const crds = path.join(dir, "crds");
   return { crds: fs.existsSync(crds) ? fs.readdirSync(crds).map((f) => path.join(crds, f)) : [], role: path.join(dir, "role.yaml") };
 }
