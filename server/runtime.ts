@@ -14,7 +14,8 @@ import { PollHost, type ClusterHandle } from "@/server/poll/host";
 import { hasSourceTree, launchDemo } from "@allocation-lens/demo-cluster/launcher";
 import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION, writeDiscoveryConfig } from "@/server/config";
 import { replicaIdentity, type ReplicaIdentity } from "@/lib/lease/identity";
-import { ClusterLease, leaseCalls } from "@/server/lease/elector";
+import { leaseCalls } from "@/server/lease/elector";
+import { memberCalls, ShardedLeases } from "@/server/lease/shards";
 import { kubeConfigFor } from "@/server/kube/informers";
 import { loadPeerToken, type PeerToken } from "@/server/lease/peer";
 
@@ -25,8 +26,8 @@ export interface Runtime {
   /** one handle per cluster, by name */
   pollers: Map<string, ClusterHandle>;
   host: PollHost;
-  /** with `lease`: this replica, the peer token, and the election of each cluster's Lease */
-  lease?: { me: ReplicaIdentity; peer: PeerToken; elections: Map<string, ClusterLease> };
+  /** with `lease`: this replica, the peer token, and the elections of the clusters' Leases, shared out over the replicas */
+  lease?: { me: ReplicaIdentity; peer: PeerToken; shards: ShardedLeases };
   startedAt: number;
   stop(): Promise<void>;
 }
@@ -74,7 +75,7 @@ async function create(): Promise<Runtime> {
     startedAt: Date.now(),
     async stop() {
       // a holder releases its Leases first: another replica takes them at its next read
-      await Promise.all([...(lease?.elections.values() ?? [])].map((e) => e.stop()));
+      await lease?.shards.stop();
       await host.stop();
       await stopDemo();
     },
@@ -87,19 +88,24 @@ function startElections(config: Config, host: PollHost, peer: PeerToken): NonNul
   const kubernetes = l.kubernetes ?? config.clusters[0].kubernetes;
   const api = kubeConfigFor(kubernetes).makeApiClient(k8s.CoordinationV1Api);
   const requestTimeoutMs = Math.min(l.renewSeconds, kubernetes.requestTimeoutSeconds) * 1000;
-  console.log(`allocation-lens: replica ${me.identity} at ${me.address}: polling the clusters whose Lease it holds (${l.namespace}/${l.name}-<cluster>)`);
-  const elections = new Map<string, ClusterLease>();
-  for (const c of config.clusters) {
-    const name = `${l.name}-${c.name}`;
-    const e = new ClusterLease(
-      leaseCalls(api, l.namespace, name),
-      { namespace: l.namespace, name, me: { ...me, durationSeconds: l.durationSeconds }, renewSeconds: l.renewSeconds, requestTimeoutMs, log: (line) => console.error(line) },
-      (v) => host.setHolder(c.name, v),
-    );
-    elections.set(c.name, e);
-    e.start();
-  }
-  return { me, peer, elections };
+  console.log(
+    `allocation-lens: replica ${me.identity} at ${me.address}: polling the clusters whose Lease it holds (${l.namespace}/${l.name}-<cluster>), its share of ${config.clusters.length} shared out over the replicas (${l.namespace}/${l.name}-member-<replica>)`,
+  );
+  const shards = new ShardedLeases(
+    { lease: (name) => leaseCalls(api, l.namespace, name), members: memberCalls(api, l.namespace, l.name) },
+    {
+      namespace: l.namespace,
+      prefix: l.name,
+      me: { ...me, durationSeconds: l.durationSeconds },
+      renewSeconds: l.renewSeconds,
+      clusters: config.clusters.map((c) => c.name),
+      requestTimeoutMs,
+      log: (line) => console.error(line),
+    },
+    (cluster, v) => host.setHolder(cluster, v),
+  );
+  shards.start();
+  return { me, peer, shards };
 }
 
 export function getRuntime(): Promise<Runtime> {

@@ -57,10 +57,13 @@ export function leaseCalls(api: k8s.CoordinationV1Api, namespace: string, name: 
   };
 }
 
-/** The Kubernetes API calls of the Lease election, for the RBAC test: get, create and update of leases in `lease.namespace`. */
-export function leaseApiCalls(lease: { namespace: string } | undefined): Array<{ group: string; resource: string; verb: "get" | "create" | "update"; namespace: string }> {
+/**
+ * The Kubernetes API calls of the Lease elections, for the RBAC test: get, create and update of leases in
+ * `lease.namespace`, and list there (the replicas' membership Leases, server/lease/shards.ts).
+ */
+export function leaseApiCalls(lease: { namespace: string } | undefined): Array<{ group: string; resource: string; verb: "get" | "list" | "create" | "update"; namespace: string }> {
   if (!lease) return [];
-  return (["get", "create", "update"] as const).map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: lease.namespace }));
+  return (["get", "list", "create", "update"] as const).map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: lease.namespace }));
 }
 
 export function statusOf(e: unknown): number | undefined {
@@ -82,8 +85,8 @@ export function recordOf(l: k8s.V1Lease): LeaseRecord {
   };
 }
 
-/** The Lease to write: `record` over what was read (its other metadata and spec fields kept). */
-export function leaseOf(namespace: string, name: string, record: LeaseRecord, read?: k8s.V1Lease): k8s.V1Lease {
+/** The Lease to write: `record` over what was read (its other metadata and spec fields kept); `labels` on a new one. */
+export function leaseOf(namespace: string, name: string, record: LeaseRecord, read?: k8s.V1Lease, labels?: Record<string, string>): k8s.V1Lease {
   const annotations = { ...(read?.metadata?.annotations ?? {}) };
   if (record.address) annotations[ADDRESS_ANNOTATION] = record.address;
   else delete annotations[ADDRESS_ANNOTATION];
@@ -91,7 +94,14 @@ export function leaseOf(namespace: string, name: string, record: LeaseRecord, re
   return {
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
-    metadata: { ...(read?.metadata ?? {}), name, namespace, annotations, ...(record.resourceVersion ? { resourceVersion: record.resourceVersion } : {}) },
+    metadata: {
+      ...(read?.metadata ?? {}),
+      name,
+      namespace,
+      ...(labels ? { labels: { ...(read?.metadata?.labels ?? {}), ...labels } } : {}),
+      annotations,
+      ...(record.resourceVersion ? { resourceVersion: record.resourceVersion } : {}),
+    },
     spec: {
       ...(read?.spec ?? {}),
       holderIdentity: record.holderIdentity ?? undefined,
@@ -113,6 +123,24 @@ export interface ElectorOptions {
   requestTimeoutMs?: number;
   log?: (line: string) => void;
   now?: () => number;
+  /** labels of the Lease (written with every write) */
+  labels?: Record<string, string>;
+  /** with the clusters shared out (server/lease/shards.ts): whether this Lease may be taken, or is to be handed over */
+  gate?: LeaseGate;
+}
+
+/**
+ * What decides, for the clusters shared out over the replicas, whether one election may take its Lease and whether it
+ * hands it over (lib/lease/shards.ts). The election tells it whenever it starts or stops holding.
+ */
+export interface LeaseGate {
+  /** a free or run-out Lease may be taken (or created) now; true counts it as claimed until `holding(false)` */
+  claim(): boolean;
+  /** the held Lease is to be handed over now */
+  handOver(): boolean;
+  /** the hand-over was written */
+  handedOver(): void;
+  holding(self: boolean): void;
 }
 
 export class ClusterLease {
@@ -126,7 +154,7 @@ export class ClusterLease {
   private lastError: string | null = null;
   private running: Promise<void> | undefined;
   /** writes the API server accepted (create, renew, take over) and 409 Conflicts met */
-  readonly counts = { writes: 0, conflicts: 0, takeovers: 0 };
+  readonly counts = { writes: 0, conflicts: 0, takeovers: 0, handOvers: 0 };
 
   constructor(
     private readonly calls: LeaseCalls,
@@ -161,7 +189,14 @@ export class ClusterLease {
   private report(v: LeaseView): void {
     const changed = v.self !== this.view.self || v.holder !== this.view.holder || v.address !== this.view.address;
     this.view = v;
+    this.o.gate?.holding(v.self);
     if (changed) this.onChange(v);
+  }
+
+  private notHolding(v: LeaseView): void {
+    this.renewedAt = null;
+    clearTimeout(this.stepDown);
+    this.report(v);
   }
 
   private held(now: number): void {
@@ -195,12 +230,24 @@ export class ClusterLease {
         if (line !== this.lastError) this.o.log?.(line);
         this.lastError = line;
       }
+      const gate = this.o.gate;
       if (decision.action === "wait") {
-        this.renewedAt = null;
-        clearTimeout(this.stepDown);
-        this.report({ holder: decision.holder, address: decision.address, self: false });
+        this.notHolding({ holder: decision.holder, address: decision.address, self: false });
+      } else if ((decision.action === "create" || decision.action === "take") && gate && !gate.claim()) {
+        // free or run out, but this replica holds its share: another one takes it
+        this.notHolding({ holder: null, address: null, self: false });
+      } else if (decision.action === "renew" && gate?.handOver() && read) {
+        const released = release(recordOf(read), this.o.me, now)!;
+        const written = await this.call((s) => this.calls.replace(leaseOf(this.o.namespace, this.o.name, released, read, this.o.labels), s));
+        this.counts.writes++;
+        this.counts.handOvers++;
+        this.o.log?.(`allocation-lens: lease ${this.o.namespace}/${this.o.name}: handed over (this replica holds more than its share); no longer polling`);
+        this.read = written;
+        this.observation = observe(undefined, recordOf(written), this.now());
+        this.notHolding({ holder: null, address: null, self: false });
+        gate.handedOver();
       } else {
-        const body = leaseOf(this.o.namespace, this.o.name, decision.record, read ?? undefined);
+        const body = leaseOf(this.o.namespace, this.o.name, decision.record, read ?? undefined, this.o.labels);
         try {
           const written = await this.call((s) => (decision!.action === "create" ? this.calls.create(body, s) : this.calls.replace(body, s)));
           this.counts.writes++;
@@ -212,6 +259,8 @@ export class ClusterLease {
           this.observation = observe(undefined, recordOf(written), this.now());
           this.held(now);
         } catch (e) {
+          // a claim that was not written is no claim
+          gate?.holding(this.view.self);
           // 409: another replica created or wrote the Lease since it was read; read it again at once
           if (statusOf(e) !== 409) throw e;
           this.counts.conflicts++;
@@ -257,6 +306,6 @@ function describe(e: unknown): string {
       /* keep the error's message */
     }
   }
-  if (status === 403) return `forbidden (${message.split("\n")[0]}): the ServiceAccount needs get, create and update on leases in this namespace (deploy/base/role-leases.yaml)`;
+  if (status === 403) return `forbidden (${message.split("\n")[0]}): the ServiceAccount needs get, list, create and update on leases in this namespace (deploy/base/role-leases.yaml)`;
   return status ? `HTTP ${status}: ${message.split("\n")[0]}` : message.split("\n")[0];
 }

@@ -21,19 +21,10 @@ import path from "node:path";
 import YAML from "yaml";
 import type { Role } from "@/lib/model";
 import type { DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
-import { freePort } from "@allocation-lens/test-support/ports";
-import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
 import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
 import { parseMetrics } from "@/test/acceptance/support";
 import { holderSource } from "@/lib/lease/holder-stale";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
-
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
-const BUILT = fs.existsSync(ENTRY);
-// npm test builds first; CI (ALLOCATION_LENS_REQUIRE_PEERS=1) fails rather than skip without a build
-if (!BUILT && process.env.ALLOCATION_LENS_REQUIRE_PEERS === "1") throw new Error(`no build (${path.relative(ROOT, ENTRY)}): the replicas tests need \`npm run build\``);
-if (!BUILT) console.warn(`skipping the replicas tests: no build (${path.relative(ROOT, ENTRY)}); run \`npm run build\` first`);
+import { BUILT, replicaApi as api, startReplica, type Replica } from "./replica-process";
 
 export const LEASE_NAMESPACE = "allocation-lens";
 const NS = LEASE_NAMESPACE;
@@ -53,18 +44,6 @@ export interface ReplicasTarget {
   /** the Lease as the cluster's API server holds it now */
   lease(demo: DemoCluster, namespace: string, name: string): Promise<LeaseSeen | undefined>;
 }
-
-interface Replica {
-  name: string;
-  port: number;
-  proc: Proc;
-}
-
-const api = async (r: Replica, p: string) => {
-  const res = await fetch(`http://127.0.0.1:${r.port}${p}`, { signal: AbortSignal.timeout(5000) });
-  const text = await res.text();
-  return { status: res.status, text, body: res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
-};
 
 export function replicasSuite(name: string, target: ReplicasTarget): void {
   describe.skipIf(!BUILT)(name, () => {
@@ -98,14 +77,7 @@ export function replicasSuite(name: string, target: ReplicasTarget): void {
           // the test samples several routes many times a second from one address: above the per-client limits' defaults
           server: { ...(base.server ?? {}), requestsPerSecondPerClient: 500, requestBurstPerClient: 1000, maxRequestsPerClient: 64 },
         };
-        const file = path.join(dir, `${name}.yaml`);
-        fs.writeFileSync(file, YAML.stringify(config));
-        const port = await freePort();
-        const proc = startProcess(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
-          cwd: ROOT,
-          env: { ...process.env, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", POD_NAME: name },
-        });
-        replicas.push({ name, port, proc });
+        replicas.push(await startReplica(name, config, dir));
       }
       for (const r of replicas) await waitForHttp(`http://127.0.0.1:${r.port}/api/readyz`, { timeoutMs: 90_000, child: r.proc.child, what: r.name });
     }, 180_000);

@@ -132,8 +132,8 @@ kubeRealSuite("the deploy manifests and the Helm chart on a real kube-apiserver,
       }
     }
     const wanted = calls.map((c) => `${c.group}/${c.resource} ${c.verb}${c.namespace ? ` in ${c.namespace}` : ""}`);
-    // the Lease of replicas (get, create, update in the release's namespace) is the chart's, for `lease`
-    const leases = ["get", "create", "update"].map((v) => `coordination.k8s.io/leases ${v} in ${RELEASE}`);
+    // the Leases of replicas (get, list, create, update in the release's namespace) are the chart's, for `lease`
+    const leases = ["get", "list", "create", "update"].map((v) => `coordination.k8s.io/leases ${v} in ${RELEASE}`);
     for (const w of wanted) expect(granted.has(w), `the chart grants ${w}`).toBe(true);
     const more = [...granted].filter((g) => !wanted.includes(g) && !leases.includes(g) && !EVERYONES.has(g));
     expect(more, "granted but never called").toEqual([]);

@@ -159,11 +159,11 @@ describe("deploy/ manifests (kubectl kustomize)", () => {
     expect(mount?.readOnly).toBe(true);
     const volume = (dep.spec.template.spec.volumes as Any[]).find((v) => v.name === mount!.name);
     expect(volume?.secret).toEqual({ secretName: "allocation-lens-peer", defaultMode: 0o440 });
-    // least privilege for the Leases: get, create and update of leases in the dashboard's namespace, nothing else
+    // least privilege for the Leases: get, list, create and update of leases in the dashboard's namespace, nothing else
     const leaseRoles = find(objs, "Role").filter((r) => (r.rules as Any[]).some((rule) => (rule.apiGroups as string[]).includes("coordination.k8s.io")));
     expect(leaseRoles).toHaveLength(1);
     expect(leaseRoles[0].metadata.namespace).toBe(config.lease!.namespace);
-    expect(leaseRoles[0].rules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] }]);
+    expect(leaseRoles[0].rules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update"] }]);
     for (const r of [...find(objs, "Role"), ...find(objs, "ClusterRole")]) {
       if (r === leaseRoles[0]) continue;
       for (const rule of r.rules as Any[]) expect(rule.apiGroups, `${r.kind} ${r.metadata.name}`).not.toContain("coordination.k8s.io");

@@ -7,7 +7,8 @@
  * one informers.ts declares (`kubeApiCalls`), and the grants the rendered Roles, ClusterRoles and their bindings give the
  * dashboard's ServiceAccount must be that same list: a cluster-wide grant where the calls are namespaced, an extra verb or
  * resource, a wildcard, or a call without a grant fails. With `lease` (replicas), the Lease election's calls are observed
- * the same way (a replica that creates its Lease, then renews it: get, create, update) and declared by leaseApiCalls.
+ * the same way (a replica that creates its membership Lease and a cluster's, lists the membership, then renews them: get,
+ * list, create, update) and declared by leaseApiCalls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
@@ -22,7 +23,8 @@ import { startKubeApi, type KubeApiServer } from "@allocation-lens/demo-cluster/
 import { kubeApiCalls, startKubeSources, type KubeApiCall } from "@/server/kube/informers";
 import { deployment, find, grantedCalls, key, keys, kustomizations, render, renderedConfig, type Call } from "./manifests-support";
 import { CoordinationV1Api, KubeConfig } from "@kubernetes/client-node";
-import { ClusterLease, leaseApiCalls, leaseCalls } from "@/server/lease/elector";
+import { leaseApiCalls, leaseCalls } from "@/server/lease/elector";
+import { memberCalls, ShardedLeases } from "@/server/lease/shards";
 import type { LeaseConfig } from "@/lib/config/schema";
 
 /** A request to the Kubernetes API as an RBAC request: what an API server's authorizer would check. */
@@ -98,16 +100,22 @@ async function observeLeaseCalls(lease: LeaseConfig, api: KubeApiServer): Promis
   const proxy = await recordingProxy(api.url);
   const kc = new KubeConfig();
   kc.loadFromClusterAndUser({ name: "demo", server: proxy.url, skipTLSVerify: true }, { name: "demo" });
-  const name = `${lease.name}-rbac-${Math.random().toString(36).slice(2, 8)}`;
-  const e = new ClusterLease(leaseCalls(kc.makeApiClient(CoordinationV1Api), lease.namespace, name), { namespace: lease.namespace, name, me: { identity: "rbac-test", address: "127.0.0.1:3000", durationSeconds: 2 }, renewSeconds: 0.2 }, () => undefined);
+  const prefix = `${lease.name}-rbac-${Math.random().toString(36).slice(2, 8)}`;
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  const s = new ShardedLeases(
+    { lease: (name) => leaseCalls(coordination, lease.namespace, name), members: memberCalls(coordination, lease.namespace, prefix) },
+    { namespace: lease.namespace, prefix, me: { identity: "rbac-test", address: "127.0.0.1:3000", durationSeconds: 2 }, renewSeconds: 0.2, clusters: ["prod"] },
+    () => undefined,
+  );
+  const e = s.elections.get("prod")!;
   try {
-    e.start();
+    s.start();
     await waitUntil(() => e.counts.writes >= 2, () => `the election to create and renew its Lease: calls ${keys(proxy.calls).join("; ")}`, 10_000);
   } finally {
-    await e.stop();
+    await s.stop();
     await proxy.close();
   }
-  // stop() releases the Lease: an update like the renewals
+  // stop() releases the Leases: an update like the renewals
   return [...proxy.calls];
 }
 

@@ -90,7 +90,7 @@ function policyShape(np: Any, objs: Obj[]): unknown {
   return { ...np.spec, podSelector: undefined, ingress: rules(np.spec.ingress, "from"), egress: rules(np.spec.egress, "to") };
 }
 
-const LEASE_CALLS: Call[] = ["get", "create", "update"].map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: NAMESPACE }));
+const LEASE_CALLS: Call[] = ["get", "list", "create", "update"].map((verb) => ({ group: "coordination.k8s.io", resource: "leases", verb, namespace: NAMESPACE }));
 const envOf = (c: Any): Record<string, Any> => Object.fromEntries(((c.env ?? []) as Any[]).map((e) => [e.name, e]));
 
 if (!fs.existsSync(HELM)) {

@@ -65,7 +65,7 @@ export const DASHBOARD_RULES: PolicyRule[] = [
   { apiGroups: [""], resources: ["nodes", "pods", "configmaps", "services"], verbs: ["list", "watch"] },
   { apiGroups: ["apps"], resources: ["deployments"], verbs: ["list", "watch"] },
   { apiGroups: ["monitoring.coreos.com"], resources: ["servicemonitors", "podmonitors"], verbs: ["list", "watch"] },
-  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "create", "update"] },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "create", "update"] },
 ];
 
 /** The restricted kubeconfig context's user: reads the world but not its Secrets. */

@@ -83,6 +83,23 @@ describe("Leases in the demo's Kubernetes API", () => {
     expect((await c.listLeaseForAllNamespaces()).items.map((l) => l.metadata!.name!)).toEqual(listed);
   });
 
+  it("lists by label selector (the replicas' membership Leases); a malformed selector is a 400", async () => {
+    const c = client();
+    const labelled = (name: string, labels: Record<string, string>) => ({ ...lease(name, "x"), metadata: { ...lease(name, "x").metadata, labels } });
+    await c.createNamespacedLease({ namespace: NS, body: labelled("lens-member-a", { "allocation-lens.io/members-of": "lens" }) });
+    await c.createNamespacedLease({ namespace: NS, body: labelled("other-member-a", { "allocation-lens.io/members-of": "other" }) });
+    await c.createNamespacedLease({ namespace: NS, body: lease("lens-prod", "x") });
+    const names = async (labelSelector: string) => (await c.listNamespacedLease({ namespace: NS, labelSelector })).items.map((l) => l.metadata!.name!);
+    expect(await names("allocation-lens.io/members-of=lens")).toEqual(["lens-member-a"]);
+    expect(await names("allocation-lens.io/members-of")).toEqual(["lens-member-a", "other-member-a"]);
+    expect(await names("!allocation-lens.io/members-of")).toEqual(["lens-prod"]);
+    // an update keeps the labels it carries
+    const read = await c.readNamespacedLease({ name: "lens-member-a", namespace: NS });
+    await c.replaceNamespacedLease({ name: "lens-member-a", namespace: NS, body: { ...read, spec: { ...read.spec, renewTime: new V1MicroTime() } } });
+    expect(await names("allocation-lens.io/members-of=lens")).toEqual(["lens-member-a"]);
+    expect(await status(c.listNamespacedLease({ namespace: NS, labelSelector: "a in (" }))).toBe(400);
+  });
+
   it("two clients racing to take the same Lease from the same read: exactly one wins", async () => {
     const [a, b] = [client(), client()];
     await a.createNamespacedLease({ namespace: NS, body: lease("lens-race", "gone", { leaseTransitions: 2 }) });

@@ -2,7 +2,7 @@
  * coordination.k8s.io/v1 Leases in the demo's Kubernetes API, with kube-apiserver's semantics for what leader election
  * uses: create (POST, 409 AlreadyExists), get (404 NotFound), update (PUT with metadata.resourceVersion: 409 Conflict on a
  * stale one, 422 without one; a PUT of an absent Lease creates it, as kube-apiserver allows for Leases), delete, and list (namespaced or
- * across namespaces, as JSON or as a meta.k8s.io Table: NAME HOLDER AGE, as kubectl prints them). Kept in memory, apart
+ * across namespaces, with a label selector, as JSON or as a meta.k8s.io Table: NAME HOLDER AGE, as kubectl prints them). Kept in memory, apart
  * from the demo's world: nothing in the simulation reads them. Every write takes the next resourceVersion of
  * the Leases' own counter.
  */
@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { sendJson, status } from "./answers";
 import { humanDuration, tableRequest } from "./tables";
 import { readJsonBody } from "../json-body";
+import { matchesLabels, parseLabelSelector, SelectorError, type Requirement } from "./selectors";
 
 export const COORDINATION_GROUP = "coordination.k8s.io";
 export const COORDINATION_VERSION = "v1";
@@ -100,8 +101,15 @@ export class LeaseStore {
         return sendJson(res, 200, table ? this.table([lease], table.apiVersion, table.includeObject) : lease);
       }
       if (name !== undefined) return fail(status(404, "NotFound", "the server could not find the requested resource"), "notFound");
+      let selector: Requirement[];
+      try {
+        selector = parseLabelSelector(q.get("labelSelector") ?? "");
+      } catch (e) {
+        if (e instanceof SelectorError) return fail(status(400, "BadRequest", e.message), "badRequest");
+        throw e;
+      }
       this.count("list", "list:leases");
-      const items = this.list(namespace);
+      const items = this.list(namespace).filter((l) => matchesLabels(selector, l.metadata.labels as Record<string, string> | undefined));
       if (table) return sendJson(res, 200, this.table(items, table.apiVersion, table.includeObject));
       return sendJson(res, 200, { kind: "LeaseList", apiVersion: API_VERSION, metadata: { resourceVersion: String(this.version) }, items });
     }
