@@ -35,6 +35,7 @@ import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { RING_PARTITIONS } from "@/lib/analysis/ring";
 import type { RealTaStartup } from "@allocation-lens/demo-cluster";
 import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
+import { benchFleet, printFleet } from "./bench-fleet.mts";
 import { allocatorPid, checkCounts, crashesInLog, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
 
 const USAGE = `usage: npm run bench -- [options]
@@ -57,6 +58,9 @@ const USAGE = `usage: npm run bench -- [options]
                           the dashboard's counts are checked against them, and its own figures are printed beside ours
   --soak S                at the largest scale, then keep polling for S seconds with churn every 90 s (rollouts, a
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
+  --fleet N               instead of the scales: the fleet view at N clusters (default 100) on Debian's Prometheus, their
+                          allocation_lens_* series from a real dashboard's, 24 h backfilled with promtool: the fleet
+                          answer and the fleet page's first paint (scripts/bench-fleet.mts)
   --help                  this text
 Needs a build (npm run build; built when missing) and Chromium (/usr/bin/chromium or CHROMIUM_PATH).`;
 
@@ -92,10 +96,21 @@ const values = parseCommandLine(
     "keep-answers": { type: "string" },
     fallback: { type: "string" },
     ta: { type: "string" },
+    fleet: { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
 );
+if (values.fleet !== undefined) {
+  const n = Number(values.fleet || 100);
+  if (!Number.isInteger(n) || n < 4 || n > 2000) {
+    console.error(`--fleet: a number of clusters from 4 to 2000, got "${values.fleet}"\n${USAGE}`);
+    process.exit(2);
+  }
+  const r = await benchFleet(n);
+  printFleet(r);
+  process.exit(Object.values(r.pass).every(Boolean) ? 0 : 1);
+}
 if (values.ta !== undefined && values.ta !== "real" && values.ta !== "simulated") {
   console.error(`--ta must be real or simulated, got "${values.ta}"\n${USAGE}`);
   process.exit(2);

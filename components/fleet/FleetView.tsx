@@ -5,7 +5,7 @@
  * collector, source health, the age of the last poll, a 24-hour trend, and a link to the cluster's own dashboard. Reads
  * the backend only (never this dashboard's pollers); when the backend fails, the last answer stays, marked.
  */
-import { useEffect, useState, type ReactNode } from "react";
+import { memo, useSyncExternalStore, type ReactNode } from "react";
 import { ROLES, type Role } from "@/lib/model";
 import type { FleetRow, FleetView as FleetData } from "@/lib/api/schemas";
 import { isHttpLink } from "@/lib/fleet/link";
@@ -63,17 +63,38 @@ export function FleetSkeleton({ embed, note }: { embed: boolean; note?: string |
   );
 }
 
-function useNow(): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, []);
-  return now;
+/**
+ * The time, to the second, from one clock every "ago" cell shares: a tick re-renders those cells only, not the table
+ * (a hundred rows of charts would otherwise be drawn again every second).
+ */
+const secondClock = (() => {
+  const listeners = new Set<() => void>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    subscribe(l: () => void) {
+      listeners.add(l);
+      timer ??= setInterval(() => {
+        for (const x of listeners) x();
+      }, 1000);
+      return () => {
+        listeners.delete(l);
+        if (!listeners.size && timer !== undefined) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+    // the current second: the same value for every call within it
+    now: () => Math.floor(Date.now() / 1000) * 1000,
+  };
+})();
+
+function Ago({ at }: { at: number | null }) {
+  const now = useSyncExternalStore(secondClock.subscribe, secondClock.now, secondClock.now);
+  return <>{at === null ? "n/a" : formatAgo(at, now)}</>;
 }
 
 function FleetBody({ v, status, embed }: { v: FleetData; status: ViewStatus; embed: boolean }) {
-  const now = useNow();
   return (
     <div>
       <Head embed={embed} right={status.age} />
@@ -93,7 +114,7 @@ function FleetBody({ v, status, embed }: { v: FleetData; status: ViewStatus; emb
         }
       >
         <ListState empty={v.clusters.length === 0} emptyState={<EmptyState title="No cluster in the backend" hint="No allocation_lens_ series match fleet.prometheus.matchers in the last 24 hours." />}>
-          {() => <FleetTable rows={v.clusters} embed={embed} now={now} at={v.at} truncated={v.truncated} />}
+          {() => <FleetTable rows={v.clusters} embed={embed} at={v.at} truncated={v.truncated} />}
         </ListState>
       </Panel>
     </div>
@@ -176,7 +197,40 @@ const COUNT_COLUMNS: { label: string; title: string; tone: "bad" | "warn"; value
   { label: "No collector", title: "nodes with targets but no per-node agent pod", tone: "warn", value: (r) => r.nodesWithoutCollector },
 ];
 
-function FleetTable({ rows, embed, now, at, truncated }: { rows: FleetRow[]; embed: boolean; now: number; at: number; truncated: number }) {
+const FleetTableRow = memo(function FleetTableRow({ r, embed, at }: { r: FleetRow; embed: boolean; at: number }) {
+  return (
+    <tr className={rowClass(r)}>
+      <ClusterCell r={r} embed={embed} />
+      <StatusCell r={r} embed={embed} />
+      <td>
+        <PerRole r={r} value={(x) => formatPercent(x.localityRatio)} />
+      </td>
+      <td className="num">
+        <Count n={rowGhosts(r)} />
+      </td>
+      {embed ? null : (
+        <>
+          {COUNT_COLUMNS.map((c) => (
+            <td key={c.label} className="num">
+              <Count n={c.value(r)} tone={c.tone} />
+            </td>
+          ))}
+          <td>
+            <Sources r={r} />
+          </td>
+        </>
+      )}
+      <td className="age">
+        <Ago at={r.lastPollAt} />
+      </td>
+      <td>
+        <Sparkline trend={r.trend} to={at} compact={embed} />
+      </td>
+    </tr>
+  );
+});
+
+function FleetTable({ rows, embed, at, truncated }: { rows: FleetRow[]; embed: boolean; at: number; truncated: number }) {
   return (
     <div className={styles.tableWrap} tabIndex={0} role="region" aria-label="Clusters of the fleet">
       <table className={`data ${styles.table}`}>
@@ -204,32 +258,7 @@ function FleetTable({ rows, embed, now, at, truncated }: { rows: FleetRow[]; emb
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r.cluster} className={rowClass(r)}>
-              <ClusterCell r={r} embed={embed} />
-              <StatusCell r={r} embed={embed} />
-              <td>
-                <PerRole r={r} value={(x) => formatPercent(x.localityRatio)} />
-              </td>
-              <td className="num">
-                <Count n={rowGhosts(r)} />
-              </td>
-              {embed ? null : (
-                <>
-                  {COUNT_COLUMNS.map((c) => (
-                    <td key={c.label} className="num">
-                      <Count n={c.value(r)} tone={c.tone} />
-                    </td>
-                  ))}
-                  <td>
-                    <Sources r={r} />
-                  </td>
-                </>
-              )}
-              <td className="age">{r.lastPollAt === null ? "n/a" : formatAgo(r.lastPollAt, now)}</td>
-              <td>
-                <Sparkline trend={r.trend} to={at} compact={embed} />
-              </td>
-            </tr>
+            <FleetTableRow key={r.cluster} r={r} embed={embed} at={at} />
           ))}
         </tbody>
       </table>

@@ -5,10 +5,11 @@
  * screen readers and the tooltip, with the worst value of the 24 hours beside each line (the table's columns hold the
  * latest; the trend's last point is up to one query step older).
  */
-import { Line, LineChart, XAxis, YAxis } from "recharts";
+import { memo } from "react";
 import type { FleetTrendPoint } from "@/lib/api/schemas";
 import { FLEET_LOOKBACK_MS } from "@/lib/fleet/window";
 import { trendLabel, trendSummary } from "@/lib/views/fleet-view";
+import { sparkGeometry } from "@/lib/views/sparkline";
 import { formatCount, formatPercent } from "@/lib/format";
 import styles from "./fleet.module.css";
 
@@ -23,16 +24,21 @@ interface SparkProps {
   data: FleetTrendPoint[];
   dataKey: Key;
   color: string;
-  domain: [number, number | ((max: number) => number)];
+  /** the top of the value axis */
+  yMax: number;
   label: string;
   value: string;
   to: number;
   compact: boolean;
 }
 
-function Spark({ data, dataKey, color, domain, label, value, to, compact }: SparkProps) {
-  // a point with no neighbour draws no line: give it a dot
-  const lonely = (i: number) => data[i][dataKey] !== null && (data[i - 1]?.[dataKey] ?? null) === null && (data[i + 1]?.[dataKey] ?? null) === null;
+/** Plain SVG (lib/views/sparkline.ts): the fleet table draws two per cluster, and a chart library's per-chart cost adds up. */
+function Spark({ data, dataKey, color, yMax, label, value, to, compact }: SparkProps) {
+  const width = compact ? W_COMPACT : W;
+  const g = sparkGeometry(
+    data.map((p) => ({ t: p.t, v: p[dataKey] })),
+    { width, height: H, margin: 2, from: to - FLEET_LOOKBACK_MS, to, yMax },
+  );
   return (
     <span className={styles.spark}>
       {compact ? null : (
@@ -40,19 +46,12 @@ function Spark({ data, dataKey, color, domain, label, value, to, compact }: Spar
           {label}
         </span>
       )}
-      <LineChart width={compact ? W_COMPACT : W} height={H} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }} accessibilityLayer={false}>
-        <XAxis hide dataKey="t" type="number" domain={[to - FLEET_LOOKBACK_MS, to]} />
-        <YAxis hide domain={domain} />
-        <Line
-          dataKey={dataKey}
-          stroke={color}
-          strokeWidth={1.5}
-          dot={(p: { cx?: number; cy?: number; index?: number }) => (lonely(p.index ?? -1) && p.cx !== undefined && p.cy !== undefined ? <circle key={p.index} cx={p.cx} cy={p.cy} r={2} fill={color} /> : <g key={p.index} />)}
-          type="monotone"
-          isAnimationActive={false}
-          connectNulls={false}
-        />
-      </LineChart>
+      <svg width={width} height={H} viewBox={`0 0 ${width} ${H}`} aria-hidden="true" focusable="false">
+        {g.path ? <path d={g.path} fill="none" stroke={color} strokeWidth={1.5} strokeLinejoin="round" strokeLinecap="round" /> : null}
+        {g.dots.map((d, i) => (
+          <circle key={i} cx={d.x} cy={d.y} r={2} fill={color} />
+        ))}
+      </svg>
       <span className={styles.sparkValue} aria-hidden="true">
         {value}
       </span>
@@ -60,14 +59,14 @@ function Spark({ data, dataKey, color, domain, label, value, to, compact }: Spar
   );
 }
 
-export function Sparkline({ trend, to, compact = false }: { trend: FleetTrendPoint[]; to: number; compact?: boolean }) {
+export const Sparkline = memo(function Sparkline({ trend, to, compact = false }: { trend: FleetTrendPoint[]; to: number; compact?: boolean }) {
   const label = trendLabel(trend);
   if (!trend.length) return <span className="age">no trend</span>;
   const t = trendSummary(trend);
   return (
     <span className={styles.sparks} role="img" aria-label={label} title={label}>
-      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" domain={[0, (max: number) => Math.max(1, max)]} label="ghosts" value={t.maxGhosts === null ? "–" : `max ${formatCount(t.maxGhosts)}`} to={to} compact={compact} />
-      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" domain={[0, 1]} label="locality" value={t.minLocality === null ? "–" : `min ${formatPercent(t.minLocality, 0)}`} to={to} compact={compact} />
+      <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" yMax={Math.max(1, t.maxGhosts ?? 0)} label="ghosts" value={t.maxGhosts === null ? "–" : `max ${formatCount(t.maxGhosts)}`} to={to} compact={compact} />
+      <Spark data={trend} dataKey="localityRatio" color="var(--c-local)" yMax={1} label="locality" value={t.minLocality === null ? "–" : `min ${formatPercent(t.minLocality, 0)}`} to={to} compact={compact} />
     </span>
   );
-}
+});

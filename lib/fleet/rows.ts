@@ -18,7 +18,7 @@ export type { FleetRow, FleetStatus } from "@/lib/api/schemas";
 /** rows an answer holds at most (the backend's answer size is bounded by fleet.prometheus.maxResponseBytes) */
 export const FLEET_MAX_CLUSTERS = 1000;
 
-type InstantKey = Exclude<keyof FleetQueries, "trendGhosts" | "trendLocality">;
+type InstantKey = Exclude<keyof FleetQueries, "trendGhosts" | "trendLocality" | "stopped">;
 export type FleetResults = Record<InstantKey, Vector> & { trendGhosts: Matrix; trendLocality: Matrix };
 
 export interface FleetRowOptions {

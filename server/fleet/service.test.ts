@@ -44,17 +44,51 @@ describe("the fleet service", () => {
     const client = new FakeClient();
     const s = new FleetService(config(), client, () => {});
     const answers = await Promise.all(Array.from({ length: 20 }, () => s.get(NOW)));
-    expect(client.calls).toBe(10);
+    // one round of 11 queries: no cluster stopped, no second round
+    expect(client.calls).toBe(11);
     expect(new Set(answers).size).toBe(1);
     await s.get(NOW + 9_999);
-    expect(client.calls).toBe(10);
+    expect(client.calls).toBe(11);
     await s.get(NOW + 10_000);
-    expect(client.calls).toBe(20);
+    expect(client.calls).toBe(22);
     expect(s.refreshes).toBe(2);
     const a = fleetViewSchema.parse(answers[0]);
     expect(a).toMatchObject({ at: NOW, pollIntervalMs: 10_000, stale: [], backend: "http://prometheus:9090", staleAfterMs: 120_000, truncated: 0 });
     expect(a.clusters).toEqual([expect.objectContaining({ cluster: "a", status: "bad", problems: ["3 ghost targets"], dashboardUrl: "https://lens.a.example.com/" })]);
     expect(client.queries.every((q) => q.includes('job="allocation-lens"'))).toBe(true);
+  });
+
+  it("reads a stopped cluster's last figures in a second round, of its own series only", async () => {
+    const client = new (class extends FakeClient {
+      async query(q: string, time: number): Promise<Vector> {
+        if (q.startsWith("group by (cluster) (last_over_time(")) {
+          this.calls++;
+          this.queries.push(q);
+          return [{ metric: { cluster: "b.1" }, value: [time, "1"] }];
+        }
+        if (q.includes('cluster=~"b\\\\.1"') && q.includes('class="ghost"')) {
+          this.calls++;
+          this.queries.push(q);
+          // a stopped cluster's last ghosts, and a stray series of a live cluster that must not be taken
+          return [
+            { metric: { cluster: "b.1", role: "per-node" }, value: [time, "7"] },
+            { metric: { cluster: "a", role: "cluster-scraper" }, value: [time, "9"] },
+          ];
+        }
+        return super.query(q, time);
+      }
+    })();
+    const s = new FleetService(config(), client, () => {});
+    const a = fleetViewSchema.parse(await s.get(NOW));
+    expect(client.calls).toBe(11 + 7);
+    const second = client.queries.slice(-7);
+    for (const q of second) expect(q).toMatch(/last_over_time\(.*cluster=~"b\\\\\.1".*\[86400s\]\)/);
+    expect(a.clusters.map((r) => [r.cluster, r.status])).toEqual([
+      ["b.1", "stopped"],
+      ["a", "bad"],
+    ]);
+    expect(a.clusters[0].roles["per-node"]?.ghosts).toBe(7);
+    expect(a.clusters[1].roles["cluster-scraper"]).toBeUndefined();
   });
 
   it("keeps the last good answer when the backend fails, with the backend in stale, and logs the error once", async () => {

@@ -15,7 +15,7 @@ import type { Config, FleetConfig } from "@/lib/config/schema";
 import type { FleetView } from "@/lib/api/schemas";
 import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 import { SourceError } from "@/lib/source-error";
-import { fleetQueries, trendGrid } from "@/lib/fleet/queries";
+import { FIGURE_KEYS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey } from "@/lib/fleet/queries";
 import { toFleetRows, type FleetResults } from "@/lib/fleet/rows";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
@@ -61,24 +61,26 @@ export class FleetService {
 
   private async refresh(now: number): Promise<FleetView> {
     this.refreshes++;
-    const q = fleetQueries(matchersOf(this.config.prometheus));
+    const matchers = matchersOf(this.config.prometheus);
+    const q = fleetQueries(matchers);
     const t = now / 1000;
     const grid = trendGrid(now);
     const started = Date.now();
     try {
-      const [locality, ghosts, unassigned, monitors, nodesWithoutCollector, sourceUp, lastPoll, seen, trendGhosts, trendLocality] = await Promise.all([
-        this.client.query(q.locality, t),
-        this.client.query(q.ghosts, t),
-        this.client.query(q.unassigned, t),
-        this.client.query(q.monitors, t),
-        this.client.query(q.nodesWithoutCollector, t),
-        this.client.query(q.sourceUp, t),
-        this.client.query(q.lastPoll, t),
-        this.client.query(q.seen, t),
-        this.client.queryRange(q.trendGhosts, grid),
-        this.client.queryRange(q.trendLocality, grid),
+      const [figures, [seen, stopped], [trendGhosts, trendLocality]] = await Promise.all([
+        Promise.all(FIGURE_KEYS.map((k) => this.client.query(q[k], t))),
+        Promise.all([this.client.query(q.seen, t), this.client.query(q.stopped, t)]),
+        Promise.all([this.client.queryRange(q.trendGhosts, grid), this.client.queryRange(q.trendLocality, grid)]),
       ]);
-      const results: FleetResults = { locality, ghosts, unassigned, monitors, nodesWithoutCollector, sourceUp, lastPoll, seen, trendGhosts, trendLocality };
+      const byKey = Object.fromEntries(FIGURE_KEYS.map((k, i) => [k, figures[i]])) as Record<FigureKey, Vector>;
+      // the stopped clusters' last figures: a second round, only when there are any
+      const gone = new Set(stopped.map((s) => s.metric.cluster).filter((c): c is string => Boolean(c)));
+      if (gone.size) {
+        const sq = stoppedFigureQueries(matchers, [...gone]);
+        const last = await Promise.all(FIGURE_KEYS.map((k) => this.client.query(sq[k], t)));
+        FIGURE_KEYS.forEach((k, i) => (byKey[k] = withStopped(byKey[k], last[i], gone)));
+      }
+      const results: FleetResults = { ...byKey, seen, trendGhosts, trendLocality };
       const { rows, truncated } = toFleetRows(results, { nowMs: now, staleAfterMs: this.config.staleAfterSeconds * 1000, dashboardUrl: this.config.dashboardUrl });
       this.latencyMs = Date.now() - started;
       this.lastSuccess = now;
