@@ -24,7 +24,8 @@ import { chromium } from "@playwright/test";
 import { DERIVED_METRICS } from "@/lib/metrics/derived";
 import { fleetQueries, trendGrid } from "@/lib/fleet/queries";
 import { loadConfigFile } from "@/server/config";
-import { fleetServiceFor } from "@/server/fleet/service";
+import { FleetService } from "@/server/fleet/service";
+import { PrometheusClient } from "@/server/history/prometheus-client";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
 import { buildIfMissing, freePort, pct, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
 
@@ -114,6 +115,8 @@ export interface FleetBench {
   clusters: number;
   seriesPerCluster: number;
   answers: number[];
+  /** a new fleet service's first answer in this process: every query, the trends among them (ms) */
+  withTrends: number[];
   /** each of the answer's queries alone against the backend, best of 3 (ms) */
   queries: Record<string, number>;
   loads: number[];
@@ -207,8 +210,23 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
     const rows = body!.clusters.length;
     const expectedFirst = body!.clusters[0].cluster;
 
-    // where a fresh answer's time goes: each of its queries alone, best of 3
+    // where a fresh answer's time goes: each of its queries alone, best of 3 (over HTTP here, and through the dashboard's
+    // client, which validates the answer)
     const queries: Record<string, number> = {};
+    const viaClient: Record<string, number> = {};
+    const client = new PrometheusClient(loadConfigFile(fleetConfig).fleet!.prometheus, "fleet.prometheus");
+    for (const [name, promql] of Object.entries(fleetQueries([]))) {
+      const times: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        if (name.startsWith("trend")) await client.queryRange(promql, trendGrid(Date.now()));
+        else await client.query(promql, Date.now() / 1000);
+        times.push(performance.now() - t0);
+      }
+      viaClient[name] = Math.min(...times);
+    }
+    client.close();
+    log(`each query through the dashboard's client (best of 3): ${Object.entries(viaClient).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
     for (const [name, promql] of Object.entries(fleetQueries([]))) {
       const range = name.startsWith("trend");
       const times: number[] = [];
@@ -222,20 +240,21 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
       }
       queries[name] = Math.min(...times);
     }
-    // the fleet service alone, in this process: the queries at once and the rows, without the route and its JSON
-    const service = fleetServiceFor(loadConfigFile(fleetConfig).fleet)!;
+    // the fleet service alone, in this process, as on the first answer of a trend step (a new service: every query,
+    // the trends among them), without the route and its JSON
+    const fleet = loadConfigFile(fleetConfig).fleet!;
     const serviceMs: number[] = [];
     for (let i = 0; i < 5; i++) {
-      await sleep(1100);
+      const service = new FleetService(fleet, new PrometheusClient(fleet.prometheus, "fleet.prometheus"));
       const t0 = performance.now();
       await service.get(Date.now());
       serviceMs.push(performance.now() - t0);
+      service.close();
     }
-    service.close();
-    log(`the fleet service alone: ${serviceMs.map((x) => x.toFixed(0)).join(", ")} ms`);
+    log(`the fleet service alone, trends included: ${serviceMs.map((x) => x.toFixed(0)).join(", ")} ms`);
     log(`each query alone (best of 3): ${Object.entries(queries).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
 
-    log(`${LOADS} fresh loads of the fleet page in Chromium...`);
+    log(`${LOADS} fresh loads of the fleet page in Chromium (first row: the first frame that has it, from the navigation's start)...`);
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
@@ -249,6 +268,15 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
       await warm.close();
       for (let i = 0; i < LOADS; i++) {
         const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+        // in the page: the first frame with a row, from the navigation's start (checked every frame: no polling from here)
+        // (a string: a function from here would be compiled with helpers the page does not have)
+        await page.addInitScript(`(() => {
+          const check = () => {
+            if (document.querySelector('[aria-label="Clusters of the fleet"] tbody th')) window.__firstRowMs = performance.now();
+            else requestAnimationFrame(check);
+          };
+          requestAnimationFrame(check);
+        })();`);
         await sleep(1100);
         let apiAt = NaN;
         let apiStart = NaN;
@@ -263,12 +291,14 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
         const committed = performance.now() - t0;
         await page.waitForLoadState("load");
         const loaded = performance.now() - t0;
-        const first = page.getByRole("region", { name: "Clusters of the fleet" }).getByRole("rowheader").first();
-        await first.waitFor({ state: "visible", timeout: 30_000 });
-        const painted = performance.now() - t0;
+        await page.waitForFunction(() => (window as unknown as { __firstRowMs?: number }).__firstRowMs !== undefined, undefined, { timeout: 30_000 }).catch(async (e) => {
+          const seen = await page.evaluate(() => [document.querySelectorAll('[aria-label="Clusters of the fleet"] tbody th').length, typeof (window as unknown as { __firstRowMs?: number }).__firstRowMs, document.visibilityState]);
+          throw new Error(`${(e as Error).message}: ${JSON.stringify(seen)}`);
+        });
+        const painted = await page.evaluate(() => (window as unknown as { __firstRowMs: number }).__firstRowMs);
         loads.push(painted);
         phases.push({ committed, loaded, apiAsked: apiStart - t0, apiAnswered: apiAt - t0, painted });
-        firstRow = (await first.innerText()).trim();
+        firstRow = (await page.locator('[aria-label="Clusters of the fleet"] tbody th').first().innerText()).trim();
         await page.close();
       }
     } finally {
@@ -281,6 +311,7 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
       clusters,
       seriesPerCluster,
       answers,
+      withTrends: serviceMs,
       queries,
       loads,
       rows,
@@ -303,7 +334,8 @@ export function printFleet(r: FleetBench): void {
   console.log(`\nThe fleet view at ${r.clusters} clusters (${r.seriesPerCluster} allocation_lens_* series each, 24 h of history at one sample a minute; ${STOPPED} stopped):`);
   console.log(`| figure | value | target | |`);
   console.log(`| --- | --- | --- | --- |`);
-  console.log(`| fresh fleet answer (${r.answers.length}, each asking the backend) | ${f(r.answers)} | worst <= ${FLEET_TARGETS.answerMs} ms | ${mark(r.pass.answer)} |`);
+  console.log(`| fresh fleet answer (${r.answers.length}, each asking the backend; the trends once per 15-minute step) | ${f(r.answers)} | worst <= ${FLEET_TARGETS.answerMs} ms | ${mark(r.pass.answer)} |`);
+  console.log(`| ... the first of a trend step (${r.withTrends.length}, the service alone, in the bench) | ${f(r.withTrends)} | | |`);
   console.log(`| fleet page, first row painted (${r.loads.length} fresh loads) | ${f(r.loads)} | worst <= ${FLEET_TARGETS.firstPaintMs} ms | ${mark(r.pass.firstPaint)} |`);
   console.log(`| rows, worst cluster first | ${r.rows}, first ${r.firstRow} | ${r.clusters}, the API's first | ${mark(r.pass.worstFirst)} |`);
   console.log(JSON.stringify({ fleet: r }));

@@ -91,8 +91,13 @@ export function withStopped(current: Vector, last: Vector, stopped: ReadonlySet<
   return [...current, ...last.filter((s) => stopped.has(s.metric.cluster ?? "") && !have.has(key(s.metric)))];
 }
 
-/** The range query grid of the trends: `points` evaluations, the last one at `nowMs` (seconds, as the API takes them). */
+/**
+ * The range query grid of the trends: `points` evaluations, one a step, the last one at the last step boundary at or
+ * before `nowMs` (seconds, as the API takes them). Aligned to the step, the grid is the same for every answer within a
+ * step, so the trends are asked once a step (server/fleet/service.ts), not at every refresh.
+ */
 export function trendGrid(nowMs: number, lookbackMs = FLEET_LOOKBACK_MS, points = FLEET_TREND_POINTS): { start: number; end: number; step: number } {
   const stepMs = lookbackMs / points;
-  return { start: (nowMs - stepMs * (points - 1)) / 1000, end: nowMs / 1000, step: stepMs / 1000 };
+  const endMs = Math.floor(nowMs / stepMs) * stepMs;
+  return { start: (endMs - stepMs * (points - 1)) / 1000, end: endMs / 1000, step: stepMs / 1000 };
 }

@@ -49,9 +49,12 @@ describe("the fleet service", () => {
     expect(new Set(answers).size).toBe(1);
     await s.get(NOW + 9_999);
     expect(client.calls).toBe(11);
+    // within the trends' step, a refresh asks the 9 instant queries only; the next step asks the trends again
     await s.get(NOW + 10_000);
-    expect(client.calls).toBe(22);
-    expect(s.refreshes).toBe(2);
+    expect(client.calls).toBe(20);
+    await s.get(NOW + 900_000);
+    expect(client.calls).toBe(31);
+    expect(s.refreshes).toBe(3);
     const a = fleetViewSchema.parse(answers[0]);
     expect(a).toMatchObject({ at: NOW, pollIntervalMs: 10_000, stale: [], backend: "http://prometheus:9090", staleAfterMs: 120_000, truncated: 0 });
     expect(a.clusters).toEqual([expect.objectContaining({ cluster: "a", status: "bad", problems: ["3 ghost targets"], dashboardUrl: "https://lens.a.example.com/" })]);

@@ -15,7 +15,7 @@ import type { Config, FleetConfig } from "@/lib/config/schema";
 import type { FleetView } from "@/lib/api/schemas";
 import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 import { SourceError } from "@/lib/source-error";
-import { FIGURE_KEYS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey } from "@/lib/fleet/queries";
+import { FIGURE_KEYS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey, type FleetQueries } from "@/lib/fleet/queries";
 import { toFleetRows, type FleetResults } from "@/lib/fleet/rows";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
@@ -70,7 +70,7 @@ export class FleetService {
       const [figures, [seen, stopped], [trendGhosts, trendLocality]] = await Promise.all([
         Promise.all(FIGURE_KEYS.map((k) => this.client.query(q[k], t))),
         Promise.all([this.client.query(q.seen, t), this.client.query(q.stopped, t)]),
-        Promise.all([this.client.queryRange(q.trendGhosts, grid), this.client.queryRange(q.trendLocality, grid)]),
+        this.trends(q, grid),
       ]);
       const byKey = Object.fromEntries(FIGURE_KEYS.map((k, i) => [k, figures[i]])) as Record<FigureKey, Vector>;
       // the stopped clusters' last figures: a second round, only when there are any
@@ -103,6 +103,20 @@ export class FleetService {
       if (!this.last) throw new ApiError(502, "fleet_unavailable", `${e.source}: ${e.message}${e.hint ? ` (${e.hint})` : ""}`);
       return { ...this.last, stale: [{ source: this.source, state: "stale", lastSuccess: this.lastSuccess, latencyMs: this.latencyMs, error: e.toJSON() }] };
     }
+  }
+
+  private trendCache: { end: number; answer: Promise<[Matrix, Matrix]> } | undefined;
+
+  /** The two trends on `grid`: asked once per grid (a step, the grid being aligned to it); a failed answer is not kept. */
+  private trends(q: FleetQueries, grid: { start: number; end: number; step: number }): Promise<[Matrix, Matrix]> {
+    if (this.trendCache?.end === grid.end) return this.trendCache.answer;
+    const answer = Promise.all([this.client.queryRange(q.trendGhosts, grid), this.client.queryRange(q.trendLocality, grid)]);
+    const entry = { end: grid.end, answer };
+    this.trendCache = entry;
+    answer.catch(() => {
+      if (this.trendCache === entry) this.trendCache = undefined;
+    });
+    return answer;
   }
 
   close(): void {
