@@ -126,7 +126,8 @@ export interface FleetBench {
   pass: { answer: boolean; firstPaint: boolean; worstFirst: boolean };
 }
 
-export async function benchFleet(clusters: number): Promise<FleetBench> {
+/** `screenshots`: a folder for pictures of the fleet page at that size (light, dark, the embed), taken after the loads */
+export async function benchFleet(clusters: number, screenshots?: string): Promise<FleetBench> {
   for (const bin of [PROMETHEUS, PROMTOOL]) if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: install Debian's "prometheus" package (apt-get install -y prometheus)`);
   buildIfMissing(log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-fleet-"));
@@ -300,6 +301,21 @@ export async function benchFleet(clusters: number): Promise<FleetBench> {
         phases.push({ committed, loaded, apiAsked: apiStart - t0, apiAnswered: apiAt - t0, painted });
         firstRow = (await page.locator('[aria-label="Clusters of the fleet"] tbody th').first().innerText()).trim();
         await page.close();
+      }
+      if (screenshots) {
+        fs.mkdirSync(screenshots, { recursive: true });
+        for (const [name, url, width] of [
+          ["fleet-light.png", "/fleet", 1280],
+          ["fleet-dark.png", "/fleet?theme=dark", 1280],
+          ["fleet-embed.png", "/embed/fleet", 900],
+        ] as const) {
+          const page = await browser.newPage({ viewport: { width, height: 900 } });
+          await page.goto(`${dash.base}${url}`);
+          await page.locator('[aria-label="Clusters of the fleet"] tbody th').first().waitFor({ state: "visible", timeout: 30_000 });
+          await page.screenshot({ path: path.join(screenshots, name) });
+          await page.close();
+        }
+        log(`screenshots in ${screenshots}`);
       }
     } finally {
       await browser.close();

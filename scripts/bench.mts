@@ -60,7 +60,8 @@ const USAGE = `usage: npm run bench -- [options]
                           crash-looping collector, nodes added, faults healed), RSS sampled every 30 s
   --fleet N               instead of the scales: the fleet view at N clusters (default 100) on Debian's Prometheus, their
                           allocation_lens_* series from a real dashboard's, 24 h backfilled with promtool: the fleet
-                          answer and the fleet page's first paint (scripts/bench-fleet.mts)
+                          answer and the fleet page's first paint (scripts/bench-fleet.mts); --screenshots DIR keeps
+                          pictures of the fleet page at that size
   --help                  this text
 Needs a build (npm run build; built when missing) and Chromium (/usr/bin/chromium or CHROMIUM_PATH).`;
 
@@ -97,6 +98,7 @@ const values = parseCommandLine(
     fallback: { type: "string" },
     ta: { type: "string" },
     fleet: { type: "string" },
+    screenshots: { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
@@ -107,7 +109,7 @@ if (values.fleet !== undefined) {
     console.error(`--fleet: a number of clusters from 4 to 2000, got "${values.fleet}"\n${USAGE}`);
     process.exit(2);
   }
-  const r = await benchFleet(n);
+  const r = await benchFleet(n, values.screenshots);
   printFleet(r);
   process.exit(Object.values(r.pass).every(Boolean) ? 0 : 1);
 }
