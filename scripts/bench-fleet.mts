@@ -241,7 +241,7 @@ export async function benchFleet(clusters: number, screenshots?: string): Promis
       }
       queries[name] = Math.min(...times);
     }
-    // the fleet service alone, in this process, as on the first answer of a trend step (a new service: every query,
+    // the fleet service alone, in this process, as on an answer that asks the trends too (a new service: every query,
     // the trends among them), without the route and its JSON
     const fleet = loadConfigFile(fleetConfig).fleet!;
     const serviceMs: number[] = [];
@@ -350,8 +350,8 @@ export function printFleet(r: FleetBench): void {
   console.log(`\nThe fleet view at ${r.clusters} clusters (${r.seriesPerCluster} allocation_lens_* series each, 24 h of history at one sample a minute; ${STOPPED} stopped):`);
   console.log(`| figure | value | target | |`);
   console.log(`| --- | --- | --- | --- |`);
-  console.log(`| fresh fleet answer (${r.answers.length}, each asking the backend; the trends once per 15-minute step) | ${f(r.answers)} | worst <= ${FLEET_TARGETS.answerMs} ms | ${mark(r.pass.answer)} |`);
-  console.log(`| ... the first of a trend step (${r.withTrends.length}, the service alone, in the bench) | ${f(r.withTrends)} | | |`);
+  console.log(`| fresh fleet answer (${r.answers.length}, each asking the backend; the trends once a minute) | ${f(r.answers)} | worst <= ${FLEET_TARGETS.answerMs} ms | ${mark(r.pass.answer)} |`);
+  console.log(`| ... with the trends (${r.withTrends.length}, the service alone, in the bench) | ${f(r.withTrends)} | | |`);
   console.log(`| fleet page, first row painted (${r.loads.length} fresh loads) | ${f(r.loads)} | worst <= ${FLEET_TARGETS.firstPaintMs} ms | ${mark(r.pass.firstPaint)} |`);
   console.log(`| rows, worst cluster first | ${r.rows}, first ${r.firstRow} | ${r.clusters}, the API's first | ${mark(r.pass.worstFirst)} |`);
   console.log(JSON.stringify({ fleet: r }));

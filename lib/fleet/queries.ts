@@ -91,13 +91,15 @@ export function withStopped(current: Vector, last: Vector, stopped: ReadonlySet<
   return [...current, ...last.filter((s) => stopped.has(s.metric.cluster ?? "") && !have.has(key(s.metric)))];
 }
 
-/**
- * The range query grid of the trends: `points` evaluations, one a step, the last one at the last step boundary at or
- * before `nowMs` (seconds, as the API takes them). Aligned to the step, the grid is the same for every answer within a
- * step, so the trends are asked once a step (server/fleet/service.ts), not at every refresh.
- */
+/** The range query grid of the trends: `points` evaluations, the last one at `nowMs` (seconds, as the API takes them). */
 export function trendGrid(nowMs: number, lookbackMs = FLEET_LOOKBACK_MS, points = FLEET_TREND_POINTS): { start: number; end: number; step: number } {
   const stepMs = lookbackMs / points;
-  const endMs = Math.floor(nowMs / stepMs) * stepMs;
-  return { start: (endMs - stepMs * (points - 1)) / 1000, end: endMs / 1000, step: stepMs / 1000 };
+  return { start: (nowMs - stepMs * (points - 1)) / 1000, end: nowMs / 1000, step: stepMs / 1000 };
 }
+
+/**
+ * How long the trends' answer is kept: the 24-hour trends move by a point every 15 minutes, and their range queries are
+ * the most expensive of an answer, so a refresh asks them at most once a minute (the trend's last point is then up to a
+ * minute older than the answer).
+ */
+export const FLEET_TREND_REFRESH_MS = 60_000;

@@ -30,10 +30,11 @@ class FakeClient implements FleetClient {
     if (q.includes('class="ghost"')) return [{ metric: { cluster: "a", role: "per-node" }, value: [time, "3"] }];
     return [];
   }
+  emptyTrends = false;
   async queryRange(): Promise<Matrix> {
     this.calls++;
     if (this.fail) throw this.fail;
-    return [];
+    return this.emptyTrends ? [] : [{ metric: { cluster: "a" }, values: [[NOW / 1000, "0"]] }];
   }
 }
 
@@ -49,12 +50,32 @@ describe("the fleet service", () => {
     expect(new Set(answers).size).toBe(1);
     await s.get(NOW + 9_999);
     expect(client.calls).toBe(11);
-    // within the trends' step, a refresh asks the 9 instant queries only; the next step asks the trends again
+    // within a minute, a refresh asks the 9 instant queries only; a minute later the trends again
     await s.get(NOW + 10_000);
     expect(client.calls).toBe(20);
-    await s.get(NOW + 900_000);
+    await s.get(NOW + 60_000);
     expect(client.calls).toBe(31);
     expect(s.refreshes).toBe(3);
+    // kept trends that lack a cluster seen now are asked again at once
+    const grown = new (class extends FakeClient {
+      more = false;
+      async query(q: string, time: number): Promise<Vector> {
+        const r = await super.query(q, time);
+        return this.more && q.startsWith("max by (cluster) (timestamp(") ? [...r, { metric: { cluster: "b" }, value: [time, String(time - 1)] }] : r;
+      }
+    })();
+    const g = new FleetService(config(), grown, () => {});
+    await g.get(NOW);
+    grown.more = true;
+    await g.get(NOW + 10_000);
+    expect(grown.calls).toBe(11 + 11);
+    // an empty trend answer (nothing scraped yet) is asked again at the next refresh
+    const fresh = new FakeClient();
+    fresh.emptyTrends = true;
+    const e = new FleetService(config(), fresh, () => {});
+    await e.get(NOW);
+    await e.get(NOW + 10_000);
+    expect(fresh.calls).toBe(22);
     const a = fleetViewSchema.parse(answers[0]);
     expect(a).toMatchObject({ at: NOW, pollIntervalMs: 10_000, stale: [], backend: "http://prometheus:9090", staleAfterMs: 120_000, truncated: 0 });
     expect(a.clusters).toEqual([expect.objectContaining({ cluster: "a", status: "bad", problems: ["3 ghost targets"], dashboardUrl: "https://lens.a.example.com/" })]);

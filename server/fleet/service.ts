@@ -15,7 +15,7 @@ import type { Config, FleetConfig } from "@/lib/config/schema";
 import type { FleetView } from "@/lib/api/schemas";
 import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 import { SourceError } from "@/lib/source-error";
-import { FIGURE_KEYS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey, type FleetQueries } from "@/lib/fleet/queries";
+import { FIGURE_KEYS, FLEET_TREND_REFRESH_MS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey, type FleetQueries } from "@/lib/fleet/queries";
 import { toFleetRows, type FleetResults } from "@/lib/fleet/rows";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
@@ -64,14 +64,23 @@ export class FleetService {
     const matchers = matchersOf(this.config.prometheus);
     const q = fleetQueries(matchers);
     const t = now / 1000;
-    const grid = trendGrid(now);
     const started = Date.now();
     try {
-      const [figures, [seen, stopped], [trendGhosts, trendLocality]] = await Promise.all([
+      const kept = this.trendCache !== undefined && now < this.trendCache.until;
+      const [figures, [seen, stopped], trendsNow] = await Promise.all([
         Promise.all(FIGURE_KEYS.map((k) => this.client.query(q[k], t))),
         Promise.all([this.client.query(q.seen, t), this.client.query(q.stopped, t)]),
-        this.trends(q, grid),
+        this.trends(q, now),
       ]);
+      let [trendGhosts, trendLocality] = trendsNow;
+      // kept trends that lack a cluster seen now (a new one): asked again, so that it does not wait a minute for its trend
+      if (kept) {
+        const trended = new Set([...trendGhosts, ...trendLocality].map((s) => s.metric.cluster));
+        if (seen.some((s) => s.metric.cluster && !trended.has(s.metric.cluster))) {
+          this.trendCache = undefined;
+          [trendGhosts, trendLocality] = await this.trends(q, now);
+        }
+      }
       const byKey = Object.fromEntries(FIGURE_KEYS.map((k, i) => [k, figures[i]])) as Record<FigureKey, Vector>;
       // the stopped clusters' last figures: a second round, only when there are any
       const gone = new Set(stopped.map((s) => s.metric.cluster).filter((c): c is string => Boolean(c)));
@@ -105,17 +114,24 @@ export class FleetService {
     }
   }
 
-  private trendCache: { end: number; answer: Promise<[Matrix, Matrix]> } | undefined;
+  private trendCache: { until: number; answer: Promise<[Matrix, Matrix]> } | undefined;
 
-  /** The two trends on `grid`: asked once per grid (a step, the grid being aligned to it); a failed answer is not kept. */
-  private trends(q: FleetQueries, grid: { start: number; end: number; step: number }): Promise<[Matrix, Matrix]> {
-    if (this.trendCache?.end === grid.end) return this.trendCache.answer;
+  /** The two trends: asked at most once per FLEET_TREND_REFRESH_MS; a failed or empty answer is not kept. */
+  private trends(q: FleetQueries, now: number): Promise<[Matrix, Matrix]> {
+    if (this.trendCache && now < this.trendCache.until) return this.trendCache.answer;
+    const grid = trendGrid(now);
     const answer = Promise.all([this.client.queryRange(q.trendGhosts, grid), this.client.queryRange(q.trendLocality, grid)]);
-    const entry = { end: grid.end, answer };
+    const entry = { until: now + FLEET_TREND_REFRESH_MS, answer };
     this.trendCache = entry;
-    answer.catch(() => {
-      if (this.trendCache === entry) this.trendCache = undefined;
-    });
+    // an empty answer (a new backend, nothing scraped yet) is not kept either: it costs nothing to ask again
+    answer.then(
+      ([ghosts, locality]) => {
+        if (this.trendCache === entry && !ghosts.length && !locality.length) this.trendCache = undefined;
+      },
+      () => {
+        if (this.trendCache === entry) this.trendCache = undefined;
+      },
+    );
     return answer;
   }
 
