@@ -295,7 +295,8 @@ export class ClusterLease {
   }
 }
 
-function describe(e: unknown): string {
+/** An error of the Lease API as a log line's tail: the API server's own message (from its Status body), with the status. */
+export function describe(e: unknown): string {
   const status = statusOf(e);
   const body = (e as { body?: unknown })?.body;
   let message = (e as Error)?.message ?? String(e);

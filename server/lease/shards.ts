@@ -12,7 +12,7 @@ import * as k8s from "@kubernetes/client-node";
 import { observe, type Candidate, type Observation } from "@/lib/lease/election";
 import { fairShare, liveMembers, mayHandOver, memberLabelValue, memberLeaseName, membershipSettled, memberSelector, MEMBER_LABEL, toHandOver, type HandOver } from "@/lib/lease/shards";
 import { abortable } from "@/server/kube/informers";
-import { ClusterLease, leaseCalls, recordOf, statusOf, type LeaseGate, type LeaseView } from "@/server/lease/elector";
+import { ClusterLease, describe, leaseCalls, recordOf, statusOf, type LeaseGate, type LeaseView } from "@/server/lease/elector";
 
 /** How the membership Leases are listed (CoordinationV1Api, or a fake in tests). */
 export interface MemberCalls {
@@ -162,7 +162,7 @@ export class ShardedLeases {
       const forbidden = statusOf(e) === 403;
       const line = forbidden
         ? `allocation-lens: lease: listing the replicas' membership Leases in ${this.o.namespace} is forbidden: the ServiceAccount needs list on leases there (deploy/base/role-leases.yaml); until then every replica takes every free cluster Lease (one poller per cluster, no balance)`
-        : `allocation-lens: lease: cannot list the replicas' membership Leases in ${this.o.namespace}: ${(e as Error)?.message?.split("\n")[0] ?? e}`;
+        : `allocation-lens: lease: cannot list the replicas' membership Leases in ${this.o.namespace}: ${describe(e)}`;
       if (line !== this.lastError) this.o.log?.(line);
       this.lastError = line;
       if (forbidden) this.unshared = true;
