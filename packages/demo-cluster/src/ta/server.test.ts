@@ -257,3 +257,34 @@ describe("TA transport", () => {
     }
   });
 });
+
+describe("TA server connections", () => {
+  it("an idle keep-alive connection stays open past Node's 5 s default, as the real allocators' servers keep theirs", async () => {
+    const { default: http } = await import("node:http");
+    const h = await harness("upstream", false);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let closedAfterMs: number | null = null;
+    const t0 = Date.now();
+    try {
+      const get = () =>
+        new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+          const req = http.get(`${h.ta.url}/readyz`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+          });
+          req.once("socket", (socket) => socket.once("close", () => (closedAfterMs ??= Date.now() - t0)));
+          req.on("error", reject);
+        });
+      const first = await get();
+      // idle for longer than Node's default keepAliveTimeout (5 s; Node closes such a socket at about 6 s): the property
+      // is the time itself
+      await new Promise((r) => setTimeout(r, 7_000));
+      expect(closedAfterMs).toBeNull();
+      const second = await get();
+      expect([first.status, second.status, second.reused]).toEqual([200, 200, true]);
+    } finally {
+      agent.destroy();
+      await h.ta.close();
+    }
+  }, 20_000);
+});

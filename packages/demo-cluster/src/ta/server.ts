@@ -118,6 +118,9 @@ export async function startTaServer(opts: StartTaServerOptions): Promise<TaServe
         onRequest,
       )
     : http.createServer(onRequest);
+  // As the real allocators' servers (Go's http.Server with neither IdleTimeout nor ReadTimeout): an idle keep-alive
+  // connection stays open, where Node closes it after 5 s; a client polling every 10 s keeps its connections.
+  server.keepAliveTimeout = 0;
   // During an outage every incoming connection is reset before any byte (for TLS: before the handshake).
   server.on("connection", (socket: Socket) => {
     if (outage()) reset(socket);
