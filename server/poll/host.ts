@@ -383,6 +383,9 @@ export class PollHost {
       case "failed":
         this.log(`allocation-lens: poll worker could not start: ${m.message}`);
         return;
+      case "metrics":
+        this.metricsCopy = m.metrics;
+        return;
       case "polled":
         this.restartMs = 1000;
         if (m.metrics) this.metricsCopy = m.metrics;

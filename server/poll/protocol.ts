@@ -93,6 +93,8 @@ export type FromWorker =
    * serving thread then answers scrapes from it without asking the worker, see PollHost.metricsBytes)
    */
   | { t: "polled"; cluster: string; meta: SnapshotMeta; answers: Array<{ key: string; answer: Answer }>; metrics?: MetricsText }
+  /** the metrics text of polls whose news did not carry it (several clusters polled within half an interval) */
+  | { t: "metrics"; metrics: MetricsText }
   | { t: "reply"; id: number; ok: true; value: unknown }
   | { t: "reply"; id: number; ok: false; error: { status: number; code: string; message: string } }
   | { t: "failed"; message: string }

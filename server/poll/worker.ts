@@ -26,6 +26,7 @@ import { PUSHED_QUESTIONS, PUSHED_ROUTES, type Answer, type FromWorker, type Met
 import { GZIP_MIN_BYTES } from "@/lib/inbound/pushed";
 import type { Snapshot } from "@/lib/snapshot";
 import { threadCpuMs } from "@/lib/thread-cpu";
+import { MetricsPushGate, metricsPushGapMs } from "@/lib/metrics/push-gate";
 
 const port = parentPort!;
 
@@ -114,6 +115,25 @@ function main(): void {
   let metricsWanted = false;
   const metricsText = (r: Awaited<ReturnType<WorkerMetrics["render"]>>): MetricsText => ({ version: r.version, seq: r.seq, bytes: new TextEncoder().encode(r.text) });
 
+  // with many clusters, the text goes with a poll's news at most once per half poll interval (lib/metrics/push-gate.ts)
+  const pushGate = new MetricsPushGate(metricsPushGapMs([...pollers.values()].map((p) => p.config.pollIntervalSeconds)));
+  let pushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** whether this poll's news carries the text; otherwise a send of its own at the gap's end */
+  const pushNow = (): boolean => {
+    const d = pushGate.poll(performance.now());
+    if (d.send === "later") {
+      pushTimer = setTimeout(() => {
+        pushGate.sent(performance.now());
+        void metrics.render().then((r) => {
+          const text = metricsText(r);
+          post({ t: "metrics", metrics: text }, [text.bytes.buffer as ArrayBuffer]);
+        });
+      }, Math.max(0, d.at - performance.now()));
+      pushTimer.unref?.();
+    }
+    return d.send === "now";
+  };
+
   const answer = async (cluster: string, question: AnswerQuestion): Promise<Answer> => {
     try {
       return encode(await computeAnswer(question, context(cluster)));
@@ -133,7 +153,7 @@ function main(): void {
         // request instead (not pushed): "the last poll is late" can only be judged then
         await answer(name, { route: "alerts", search: "" });
         const meta: SnapshotMeta = { ...withoutAnalysis(s), polls: poller.polls, taRequests: poller.taRequests(), answersCpuMs: threadCpuMs() - cpu };
-        const text = metricsWanted ? metricsText(await metrics.render()) : undefined;
+        const text = metricsWanted && pushNow() ? metricsText(await metrics.render()) : undefined;
         const transfer = answers.flatMap((a) => transferable(a.answer));
         if (text) transfer.push(text.bytes.buffer as ArrayBuffer);
         post({ t: "polled", cluster: name, meta, answers, metrics: text }, transfer);
@@ -175,6 +195,7 @@ function main(): void {
             return;
           }
           case "stop":
+            clearTimeout(pushTimer);
             await Promise.all([...pollers.values()].map((p) => p.stop()));
             stopHistory();
             post({ t: "reply", id: m.id, ok: true, value: null });
