@@ -16,6 +16,7 @@ import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION, writeDiscoveryConf
 import { replicaIdentity, type ReplicaIdentity } from "@/lib/lease/identity";
 import { leaseCalls } from "@/server/lease/elector";
 import { memberCalls, ShardedLeases } from "@/server/lease/shards";
+import { keepAliveApiClient } from "@/server/kube/keep-alive";
 import { kubeConfigFor } from "@/server/kube/informers";
 import { loadPeerToken, type PeerToken } from "@/server/lease/peer";
 
@@ -86,7 +87,8 @@ function startElections(config: Config, host: PollHost, peer: PeerToken): NonNul
   const l = config.lease!;
   const me = replicaIdentity(process.env, os.hostname());
   const kubernetes = l.kubernetes ?? config.clusters[0].kubernetes;
-  const api = kubeConfigFor(kubernetes).makeApiClient(k8s.CoordinationV1Api);
+  // the Lease traffic (every held cluster's renewal, the membership read) over kept connections: server/kube/keep-alive.ts
+  const api = keepAliveApiClient(kubeConfigFor(kubernetes), k8s.CoordinationV1Api);
   const requestTimeoutMs = Math.min(l.renewSeconds, kubernetes.requestTimeoutSeconds) * 1000;
   console.log(
     `allocation-lens: replica ${me.identity} at ${me.address}: polling the clusters whose Lease it holds (${l.namespace}/${l.name}-<cluster>), its share of ${config.clusters.length} shared out over the replicas (${l.namespace}/${l.name}-member-<replica>)`,
