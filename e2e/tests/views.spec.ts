@@ -79,15 +79,16 @@ test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes AP
   await page.screenshot({ path: path.join(SCREENSHOTS, "diagnostics-discovered-1280x800.png"), fullPage: true });
 });
 
-test("the node map's and the targets listing's first data come from the HTML's preload: one request each", async ({ page }) => {
+test("the overview's, the node map's and the targets listing's first data come from the HTML's preload: one request each", async ({ page }) => {
   for (const [view, api, ready] of [
+    ["/", "/api/v1/summary?cluster=legacy", "[data-testid^='monitors-']"],
     ["/nodes", "/api/v1/nodes?cluster=legacy", "[data-node]"],
     ["/targets", "/api/v1/targets?offset=0&limit=100&cluster=legacy", "[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex='1'])"],
   ] as const) {
     const asked: string[] = [];
     const listener = (r: import("@playwright/test").Request) => {
       const u = new URL(r.url());
-      if (u.pathname.startsWith("/api/v1/nodes") || u.pathname.startsWith("/api/v1/targets")) asked.push(`${u.pathname}${u.search}`);
+      if (u.pathname === api.split("?")[0]) asked.push(`${u.pathname}${u.search}`);
     };
     page.on("request", listener);
     await page.goto(`${view}?cluster=legacy`);
