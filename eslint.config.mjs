@@ -16,7 +16,7 @@ const SRC = "**/*.{ts,tsx,mts,cts,js,mjs,jsx}";
  */
 const TESTS = ["**/*.test.{ts,tsx}", "**/*.spec.{ts,tsx}", "e2e/**", "test/**", "packages/*/test/**", "test-support/**"];
 /** the bench and the attack suite: test drivers, which may use the general test support */
-const TOOLS = ["scripts/harness.mts", "scripts/bench.mts", "scripts/bench-fleet.mts", "scripts/attack.mts", "scripts/attack-monitor.mts"];
+const TOOLS = ["scripts/harness.mts", "scripts/bench.mts", "scripts/bench-fleet.mts", "scripts/bench-clusters.mts", "scripts/attack.mts", "scripts/attack-monitor.mts"];
 
 const rule = (regex, message) => ({ regex, message, caseSensitive: true });
 

@@ -20,14 +20,13 @@ import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import YAML from "yaml";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { chromium } from "@playwright/test";
 import { DERIVED_METRICS } from "@/lib/metrics/derived";
 import { fleetQueries, trendGrid } from "@/lib/fleet/queries";
 import { loadConfigFile } from "@/server/config";
 import { FleetService } from "@/server/fleet/service";
 import { PrometheusClient } from "@/server/history/prometheus-client";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
-import { buildIfMissing, freePort, pct, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
+import { buildIfMissing, freePort, launchChromium, pct, startDashboard, startDemo, stopAll, timeFirstPaint, waitReady, warmChromium, type FirstPaint } from "./harness.mts";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 const PROMTOOL = "/usr/bin/promtool";
@@ -39,6 +38,8 @@ const HISTORY_END_AGO_MS = 6 * 60_000;
 const STOPPED = 3;
 const ANSWERS = 10;
 const LOADS = 6;
+/** the fleet page's first row (its worst cluster) */
+export const FIRST_ROW = '[aria-label="Clusters of the fleet"] tbody th';
 
 interface Sample {
   name: string;
@@ -256,52 +257,23 @@ export async function benchFleet(clusters: number, screenshots?: string): Promis
     log(`each query alone (best of 3): ${Object.entries(queries).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
 
     log(`${LOADS} fresh loads of the fleet page in Chromium (first row: the first frame that has it, from the navigation's start)...`);
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-    });
+    const browser = await launchChromium();
     const loads: number[] = [];
-    const phases: Record<string, number>[] = [];
+    const phases: FirstPaint[] = [];
     let firstRow = "";
     try {
-      const warm = await browser.newPage();
-      await warm.goto(`data:text/html,${encodeURIComponent("<!doctype html><title>warm-up</title><p>warm-up</p>")}`);
-      await warm.close();
+      await warmChromium(browser);
       for (let i = 0; i < LOADS; i++) {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-        // in the page: the first frame with a row, from the navigation's start (checked every frame: no polling from here)
-        // (a string: a function from here would be compiled with helpers the page does not have)
-        await page.addInitScript(`(() => {
-          const check = () => {
-            if (document.querySelector('[aria-label="Clusters of the fleet"] tbody th')) window.__firstRowMs = performance.now();
-            else requestAnimationFrame(check);
-          };
-          requestAnimationFrame(check);
-        })();`);
         await sleep(1100);
-        let apiAt = NaN;
-        let apiStart = NaN;
-        page.on("request", (r) => {
-          if (r.url().includes("/api/v1/fleet")) apiStart = performance.now();
-        });
-        page.on("response", (r) => {
-          if (r.url().includes("/api/v1/fleet")) apiAt = performance.now();
-        });
-        const t0 = performance.now();
-        await page.goto(`${dash.base}/fleet`, { waitUntil: "commit" });
-        const committed = performance.now() - t0;
-        await page.waitForLoadState("load");
-        const loaded = performance.now() - t0;
-        await page.waitForFunction(() => (window as unknown as { __firstRowMs?: number }).__firstRowMs !== undefined, undefined, { timeout: 30_000 }).catch(async (e) => {
-          const seen = await page.evaluate(() => [document.querySelectorAll('[aria-label="Clusters of the fleet"] tbody th').length, typeof (window as unknown as { __firstRowMs?: number }).__firstRowMs, document.visibilityState]);
-          throw new Error(`${(e as Error).message}: ${JSON.stringify(seen)}`);
-        });
-        const painted = await page.evaluate(() => (window as unknown as { __firstRowMs: number }).__firstRowMs);
-        loads.push(painted);
-        phases.push({ committed, loaded, apiAsked: apiStart - t0, apiAnswered: apiAt - t0, painted });
-        firstRow = (await page.locator('[aria-label="Clusters of the fleet"] tbody th').first().innerText()).trim();
-        await page.close();
+        const p = await timeFirstPaint(browser, `${dash.base}/fleet`, FIRST_ROW, { api: "/api/v1/fleet" });
+        loads.push(p.painted);
+        phases.push(p);
       }
+      // the row the page shows first
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${dash.base}/fleet`);
+      firstRow = (await page.locator(FIRST_ROW).first().innerText()).trim();
+      await page.close();
       if (screenshots) {
         fs.mkdirSync(screenshots, { recursive: true });
         for (const [name, url, width] of [
@@ -311,7 +283,7 @@ export async function benchFleet(clusters: number, screenshots?: string): Promis
         ] as const) {
           const page = await browser.newPage({ viewport: { width, height: 900 } });
           await page.goto(`${dash.base}${url}`);
-          await page.locator('[aria-label="Clusters of the fleet"] tbody th').first().waitFor({ state: "visible", timeout: 30_000 });
+          await page.locator(FIRST_ROW).first().waitFor({ state: "visible", timeout: 30_000 });
           await page.screenshot({ path: path.join(screenshots, name) });
           await page.close();
         }
@@ -321,7 +293,7 @@ export async function benchFleet(clusters: number, screenshots?: string): Promis
       await browser.close();
     }
     await dash.stop();
-    for (const p of phases) log(`load: ${Object.entries(p).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(", ")}`);
+    for (const p of phases) log(`load: ${Object.entries(p).map(([k, v]) => `${k} ${(v as number).toFixed(0)} ms`).join(", ")}`);
     const worstFirst = firstRow.includes(expectedFirst);
     return {
       clusters,

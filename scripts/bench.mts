@@ -26,7 +26,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { chromium, type Browser } from "@playwright/test";
+import type { Browser } from "@playwright/test";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { escapeJobId } from "@/lib/routing";
@@ -34,8 +34,9 @@ import { ROLES } from "@/lib/model";
 import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { RING_PARTITIONS } from "@/lib/analysis/ring";
 import type { RealTaStartup } from "@allocation-lens/demo-cluster";
-import { buildIfMissing, freePort, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady } from "./harness.mts";
+import { buildIfMissing, freePort, launchChromium, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady, warmChromium } from "./harness.mts";
 import { benchFleet, printFleet } from "./bench-fleet.mts";
+import { benchClusters, printClusters } from "./bench-clusters.mts";
 import { allocatorPid, checkCounts, crashesInLog, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
 
 const USAGE = `usage: npm run bench -- [options]
@@ -62,6 +63,11 @@ const USAGE = `usage: npm run bench -- [options]
                           allocation_lens_* series from a real dashboard's, 24 h backfilled with promtool: the fleet
                           answer and the fleet page's first paint (scripts/bench-fleet.mts); --screenshots DIR keeps
                           pictures of the fleet page at that size
+  --clusters N            instead of the scales: N demo clusters of --nodes nodes each (default 20 of 250) polled by one
+                          dashboard replica, then by two sharing them by their Leases, against one cluster of N x nodes
+                          in the same run: CPU per target, RSS, API p95, the overview's and the fleet page's first
+                          paint, the TAs' requests per poll interval (scripts/bench-clusters.mts); --polls: polls of
+                          each cluster measured (default 8)
   --help                  this text
 Needs a build (npm run build; built when missing) and Chromium (/usr/bin/chromium or CHROMIUM_PATH).`;
 
@@ -98,11 +104,16 @@ const values = parseCommandLine(
     fallback: { type: "string" },
     ta: { type: "string" },
     fleet: { type: "string" },
+    clusters: { type: "string" },
     screenshots: { type: "string" },
     help: { type: "boolean" },
   },
   USAGE,
 );
+function usageError(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+}
 if (values.fleet !== undefined) {
   const n = Number(values.fleet || 100);
   if (!Number.isInteger(n) || n < 4 || n > 2000) {
@@ -112,6 +123,19 @@ if (values.fleet !== undefined) {
   const r = await benchFleet(n, values.screenshots);
   printFleet(r);
   process.exit(Object.values(r.pass).every(Boolean) ? 0 : 1);
+}
+if (values.clusters !== undefined) {
+  const clusters = Number(values.clusters || 20);
+  const nodes = Number(values.nodes ?? 250);
+  const polls = Number(values.polls ?? 8);
+  const interval = Number(values.interval ?? 10);
+  if (!Number.isInteger(clusters) || clusters < 2 || clusters > 100) usageError(`--clusters: a number of clusters from 2 to 100, got "${values.clusters}"`);
+  if (!Number.isInteger(nodes) || nodes < 1 || clusters * nodes > 5000) usageError(`--nodes: nodes per cluster, at most 5,000 in all (the one cluster as large as all of them), got "${values.nodes}"`);
+  if (!Number.isInteger(polls) || polls < 2 || polls > 100) usageError(`--polls: from 2 to 100, got "${values.polls}"`);
+  if (!Number.isFinite(interval) || interval < 2 || interval > 120) usageError(`--interval: seconds from 2 to 120, got "${values.interval}"`);
+  const r = await benchClusters({ clusters, nodes, pollsPerCluster: polls, intervalS: interval, profile: values.profile });
+  printClusters(r);
+  process.exit(r.pass ? 0 : 1);
 }
 if (values.ta !== undefined && values.ta !== "real" && values.ta !== "simulated") {
   console.error(`--ta must be real or simulated, got "${values.ta}"\n${USAGE}`);
@@ -124,10 +148,6 @@ if (SCALES.some((n) => !Number.isInteger(n) || n < 1 || n > 5000)) {
   console.error(`--scales: integers from 1 to 5000, got "${values.scales ?? values.nodes}"\n${USAGE}`);
   process.exit(2);
 }
-const usageError = (message: string): never => {
-  console.error(`${message}\n${USAGE}`);
-  process.exit(2);
-};
 /**
  * The per-node TA's strategy in every scale: per-node without fallback unless asked. With the consistent-hashing fallback
  * the TA builds a ring over every collector, and a real allocator's ring holds at most 1,061 (it crash-loops above:
@@ -296,11 +316,7 @@ interface Browsing {
  * Each load is then marked by whether it overlapped a poll. Then hover feedback and the targets page.
  */
 async function browse(browser: Browser, base: string, rec: Recorder): Promise<Browsing> {
-  // Chromium's own first navigation (its network service, caches, fonts and first renderer coming up) is not the
-  // dashboard's: one page of static HTML from a data: URL goes first, unmeasured. Nothing of the dashboard is asked for.
-  const warm = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await warm.goto(`data:text/html,${encodeURIComponent("<!doctype html><title>warm-up</title><p style='font:14px system-ui'>warm-up</p>")}`);
-  await warm.close();
+  await warmChromium(browser);
   const loads: { ms: number; startMs: number; endMs: number }[] = [];
   const load = async (atMs: number) => {
     const p = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -488,10 +504,7 @@ async function measureScale(nodes: number, polls: number, largest: boolean) {
   let browsing: Browsing | null = null;
   if (largest) {
     log(`${nodes} nodes: browser timings (${NODE_MAP_LOADS} node map loads, half of them as a poll starts)...`);
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-    });
+    const browser = await launchChromium();
     try {
       browsing = await browse(browser, base, rec);
       if (real?.debugTargets) {

@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { chromium, type Browser } from "@playwright/test";
 import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
 import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
@@ -136,7 +137,78 @@ export async function stopAll(): Promise<void> {
   children.clear();
 }
 
-export { processTree, rssOfTree } from "./proc.mts";
+export { cpuOfTree, processTree, rssOfTree } from "./proc.mts";
+
+/** Headless Chromium as the benches time pages in it (/usr/bin/chromium, or CHROMIUM_PATH). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+/**
+ * Chromium's own first navigation (its network service, caches, fonts and first renderer coming up) is not the
+ * dashboard's: one page of static HTML from a data: URL goes first, unmeasured.
+ */
+export async function warmChromium(browser: Browser): Promise<void> {
+  const warm = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await warm.goto(`data:text/html,${encodeURIComponent("<!doctype html><title>warm-up</title><p style='font:14px system-ui'>warm-up</p>")}`);
+  await warm.close();
+}
+
+export interface FirstPaint {
+  /** from the navigation's start to the first frame that shows `selector` (ms) */
+  painted: number;
+  /** to the response's commit, and to the load event (ms) */
+  committed: number;
+  loaded: number;
+  /** when the page asked for and received the answer whose URL contains `api` (ms; NaN without `api`) */
+  apiAsked: number;
+  apiAnswered: number;
+}
+
+/**
+ * A fresh page at `url` in its own tab: the time from the navigation's start to the first frame that has `selector`,
+ * checked every frame in the page (an init script: no polling from here). The script is a string: a function from a
+ * tsx script would be compiled with helpers the page does not have.
+ */
+export async function timeFirstPaint(browser: Browser, url: string, selector: string, opts: { api?: string; width?: number } = {}): Promise<FirstPaint> {
+  const page = await browser.newPage({ viewport: { width: opts.width ?? 1280, height: 800 } });
+  try {
+    await page.addInitScript(`(() => {
+      const check = () => {
+        if (document.querySelector(${JSON.stringify(selector)})) window.__firstPaintMs = performance.now();
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    })();`);
+    let apiAsked = NaN;
+    let apiAnswered = NaN;
+    const t0 = performance.now();
+    if (opts.api) {
+      const api = opts.api;
+      page.on("request", (r) => {
+        if (r.url().includes(api) && Number.isNaN(apiAsked)) apiAsked = performance.now() - t0;
+      });
+      page.on("response", (r) => {
+        if (r.url().includes(api) && Number.isNaN(apiAnswered)) apiAnswered = performance.now() - t0;
+      });
+    }
+    await page.goto(url, { waitUntil: "commit" });
+    const committed = performance.now() - t0;
+    await page.waitForLoadState("load");
+    const loaded = performance.now() - t0;
+    await page.waitForFunction(() => (window as unknown as { __firstPaintMs?: number }).__firstPaintMs !== undefined, undefined, { timeout: 30_000 }).catch(async (e) => {
+      const seen = await page.evaluate((s) => [document.querySelectorAll(s).length, document.visibilityState], selector);
+      throw new Error(`${url}: no frame showed ${selector}: ${(e as Error).message} (${JSON.stringify(seen)})`);
+    });
+    const painted = await page.evaluate(() => (window as unknown as { __firstPaintMs: number }).__firstPaintMs);
+    return { painted, committed, loaded, apiAsked, apiAnswered };
+  } finally {
+    await page.close();
+  }
+}
 
 /** The p-th percentile (nearest rank) of `xs`; NaN when empty. */
 export const pct = (xs: number[], p: number) => {

@@ -1,5 +1,5 @@
 /**
- * Memory of a process tree, for the bench and the attack suite. A module of its own, with no package imports, so that the
+ * Memory and CPU of a process tree, for the bench and the attack suite. A module of its own, with no package imports, so that the
  * attack suite's observer thread (a worker) can load it alone.
  */
 import { spawnSync } from "node:child_process";
@@ -61,4 +61,21 @@ export function rssOfTree(pid: number): number {
   const out = spawnSync("ps", ["-eo", "pid=,rss="], { encoding: "utf8" }).stdout;
   const rss = new Map(out.trim().split("\n").map((l) => l.trim().split(/\s+/).map(Number) as [number, number]));
   return processTree(pid).reduce((s, p) => s + (rss.get(p) ?? 0) * 1024, 0);
+}
+
+/** CPU time (user + system) of `pid` and its descendants so far, in ms, every thread counted (/proc, Linux; NaN elsewhere). */
+export function cpuOfTree(pid: number): number {
+  if (!fs.existsSync(`/proc/${pid}/stat`)) return NaN;
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime (fields 14 and 15) in clock ticks of 10 ms (USER_HZ 100 on Linux)
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return ticks * 10;
 }
