@@ -1,19 +1,25 @@
 import { preload } from "react-dom";
 import { AppShell } from "@/components/shell/AppShell";
 import { Overview } from "@/components/overview/Overview";
+import { Seeded } from "@/components/data/Seeded";
 import { apiPath } from "@/lib/api/paths";
+import { queryKeys } from "@/lib/api/query-keys";
+import { pageAnswer } from "@/server/api";
 
 /**
- * The overview's figures come from the summary answer: the browser starts fetching it from the HTML's head, while the
- * scripts load and hydrate, and the view's fetch of the same URL (built as the client builds it, with the base path)
- * takes the preloaded response.
+ * The overview's figures come from the summary answer. The HTML is rendered with it when the server has it at once
+ * (server/api.ts, pageAnswer), so the figures are painted before the scripts run; the browser also starts fetching it
+ * from the HTML's head (the view's fetch of the same URL, built as the client builds it, takes the preloaded response).
  */
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { cluster } = await searchParams;
-  preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}${apiPath("/api/v1/summary", { cluster: typeof cluster === "string" ? cluster : undefined })}`, { as: "fetch", crossOrigin: "anonymous" });
+  const { cluster: param } = await searchParams;
+  const cluster = typeof param === "string" ? param : undefined;
+  preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}${apiPath("/api/v1/summary", { cluster })}`, { as: "fetch", crossOrigin: "anonymous" });
   return (
     <AppShell>
-      <Overview />
+      <Seeded queryKey={queryKeys.view(cluster ?? null, "summary", {})} data={await pageAnswer("summary", cluster)}>
+        <Overview />
+      </Seeded>
     </AppShell>
   );
 }

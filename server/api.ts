@@ -44,6 +44,37 @@ export async function answer(request: Request, route: AnswerRoute, name?: string
   }
 }
 
+/** How long a server-rendered page waits for its first answer before it is sent without it. */
+export const PAGE_ANSWER_WAIT_MS = 200;
+
+/**
+ * What `work` gives within PAGE_ANSWER_WAIT_MS, for a server-rendered page, or undefined (late, failed): the page is
+ * then sent with its skeleton, and the browser asks as it always does.
+ */
+export async function pageData<T>(work: () => Promise<T | undefined>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), PAGE_ANSWER_WAIT_MS)));
+  try {
+    return await Promise.race([work().catch(() => undefined), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A cluster route's answer for a server-rendered page, parsed, so that the HTML carries the view's first figures and the
+ * browser paints them before its scripts run: only a 200 of a cluster that has polled, within PAGE_ANSWER_WAIT_MS.
+ */
+export function pageAnswer(route: AnswerRoute, clusterName: string | undefined): Promise<unknown> {
+  return pageData(async () => {
+    const runtime = await getRuntime();
+    const cluster = runtime.pollers.get(clusterName ?? runtime.config.clusters[0].name);
+    if (!cluster?.latest) return undefined;
+    const a = await cluster.answer({ route, search: "" });
+    return a.status === 200 ? (JSON.parse(new TextDecoder().decode(a.body)) as unknown) : undefined;
+  });
+}
+
 export function json(body: unknown, init?: ResponseInit): NextResponse {
   return NextResponse.json(body, { ...init, headers: { "Cache-Control": "no-store", ...(init?.headers ?? {}) } });
 }

@@ -2,11 +2,12 @@
 /** The fleet view's query (GET /api/v1/fleet): not per cluster, polled; the last answer stays while a refetch fails. */
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import type { FleetView } from "@/lib/api/schemas";
-import { getJson, POLL_MS, queryKeys } from "@/components/data/queries";
+import { getJson, POLL_MS } from "@/components/data/queries";
+import { FLEET_QUERY_KEY } from "@/lib/api/query-keys";
 
 export const fleetQuery = () =>
   queryOptions({
-    queryKey: [...queryKeys.all, "fleet"] as const,
+    queryKey: FLEET_QUERY_KEY,
     queryFn: ({ signal }) => getJson<FleetView>("/api/v1/fleet", signal),
     refetchInterval: POLL_MS,
     placeholderData: keepPreviousData,

@@ -15,6 +15,7 @@ import type { AlertsView } from "@/lib/api/schemas";
 import type { TargetPage } from "@/lib/views/targets";
 import type { Freshness } from "@/lib/views/summary";
 import { apiPath } from "@/lib/api/paths";
+import { queryKeys } from "@/lib/api/query-keys";
 
 export interface ClustersView {
   demo: boolean;
@@ -47,11 +48,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
 
 export { apiPath };
 
-export const queryKeys = {
-  all: ["al"] as const,
-  clusters: () => [...queryKeys.all, "clusters"] as const,
-  view: (cluster: string | null | undefined, view: string, params?: Record<string, unknown>) => [...queryKeys.all, cluster ?? "_default", view, params ?? {}] as const,
-};
+export { queryKeys };
 
 const polled = <T,>(cluster: string | null | undefined, view: string, path: string, params: Record<string, string | number | undefined | null> = {}) =>
   queryOptions({

@@ -91,7 +91,8 @@ const secondClock = (() => {
 
 function Ago({ at }: { at: number | null }) {
   const now = useSyncExternalStore(secondClock.subscribe, secondClock.now, secondClock.now);
-  return <>{at === null ? "n/a" : formatAgo(at, now)}</>;
+  // the server renders it a moment before the browser hydrates it: the seconds may differ, and the next tick sets them
+  return <span suppressHydrationWarning>{at === null ? "n/a" : formatAgo(at, now)}</span>;
 }
 
 function FleetBody({ v, status, embed }: { v: FleetData; status: ViewStatus; embed: boolean }) {

@@ -12,7 +12,8 @@ export function DataAge({ at, pollIntervalMs }: { at: number | undefined; pollIn
   if (!at) return <span className="age">no data yet</span>;
   const old = pollIntervalMs !== undefined && now - at > 2 * pollIntervalMs + 2000;
   return (
-    <span className="age" title={isoTime(at)} style={old ? { color: "var(--warn)" } : undefined}>
+    // the server renders it a moment before the browser hydrates it: the seconds may differ, and the next tick sets them
+    <span className="age" title={isoTime(at)} style={old ? { color: "var(--warn)" } : undefined} suppressHydrationWarning>
       updated {formatAgo(at, now)}
     </span>
   );

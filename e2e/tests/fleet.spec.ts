@@ -77,3 +77,20 @@ test("a TA outage and a not-Ready collector in one cluster reach its fleet row, 
   await expect(first.getByText("problems", { exact: true })).toBeVisible();
   await page.screenshot({ path: path.join(SCREENSHOTS, "fleet-ta-outage-1280x800.png") });
 });
+
+test("the fleet page's rows are in its HTML: painted with scripts off", async ({ browser }) => {
+  const { baseURL } = readEnv();
+  // the server renders the rows when it has the fleet's answer at once: its first one (the backend asked) is awaited here
+  await expect.poll(async () => ((await (await fetch(`${baseURL}/api/v1/fleet`)).json()) as { clusters: unknown[] }).clusters.length, { timeout: 30_000 }).toBe(2);
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    const page = await context.newPage();
+    for (const url of ["/fleet", "/embed/fleet"]) {
+      await page.goto(`${baseURL}${url}`);
+      const table = page.getByRole("region", { name: "Clusters of the fleet" });
+      for (const name of ["legacy", "ready"]) await expect(table.getByRole("rowheader", { name }), url).toBeVisible();
+    }
+  } finally {
+    await context.close();
+  }
+});

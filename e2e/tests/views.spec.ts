@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { test, expect, expectAccessible } from "../fixtures/test";
-import { SCREENSHOTS } from "../env";
+import { readEnv, SCREENSHOTS } from "../env";
 
 const VIEWS = [
   { path: "/", name: "overview", heading: "legacy" },
@@ -112,4 +112,19 @@ test("churn: the locality chart draws the per-node line and leaves the cluster-s
   await expect(page).toHaveURL(/role=cluster-scraper/);
   await expect(page.getByText(/^Locality is not expected for the cluster-scraper/)).toBeVisible();
   await expect(page.getByRole("img", { name: /^Locality ratio/ })).toHaveCount(0);
+});
+
+test("the overview's figures are in its HTML: painted with scripts off", async ({ browser }) => {
+  const { baseURL } = readEnv();
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${baseURL}/?cluster=legacy`);
+    await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
+    // the same figures the API gives
+    const summary = (await (await fetch(`${baseURL}/api/v1/summary?cluster=legacy`)).json()) as { monitors: { ok: number } };
+    await expect(page.getByTestId("monitors-ok")).toHaveText(String(summary.monitors.ok));
+  } finally {
+    await context.close();
+  }
 });

@@ -1,13 +1,19 @@
 import { preload } from "react-dom";
 import { EmbedShell } from "@/components/shell/AppShell";
 import { FleetView } from "@/components/fleet/FleetView";
+import { Seeded } from "@/components/data/Seeded";
+import { FLEET_QUERY_KEY } from "@/lib/api/query-keys";
+import { pageData } from "@/server/api";
+import { fleetFor } from "@/server/fleet/service";
 
-/** As the fleet page: the answer is fetched from the HTML's head. */
-export default function EmbedFleetPage() {
+/** As the fleet page: the answer rendered into the HTML when the server has it at once, and fetched from the HTML's head. */
+export default async function EmbedFleetPage() {
   preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}/api/v1/fleet`, { as: "fetch", crossOrigin: "anonymous" });
   return (
     <EmbedShell>
-      <FleetView embed />
+      <Seeded queryKey={FLEET_QUERY_KEY} data={await pageData(() => fleetFor())}>
+        <FleetView embed />
+      </Seeded>
     </EmbedShell>
   );
 }
