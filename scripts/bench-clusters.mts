@@ -219,6 +219,8 @@ export interface Phase {
   overviewMs: number[];
   fleetMs: number[];
   fleetRows: number | null;
+  /** before the loads: each page's HTML asked once on each replica (ms), the first after a start loading its server code */
+  firstRenders: number[];
   /** the machine's cores busy over the window (every process, from /proc/stat: 1 = one core) */
   machineCores: number;
   /** CPU of the demo clusters' processes (their TAs and API servers) over the window (ms) */
@@ -280,7 +282,18 @@ async function measure(
   const overviewMs: number[] = [];
   const fleetMs: number[] = [];
   let fleetRows: number | null = null;
+  // Next.js loads a page's server code at its first request after the server starts (about a second here): that first
+  // render of each page on each replica is asked once here, its time kept apart, before the loads are timed
+  const firstRenders: number[] = [];
   if (o.browser) {
+    for (const r of replicas) {
+      for (const url of [`${r.base}/?cluster=${clusters[0]}`, ...(o.fleet ? [`${r.base}/fleet`] : [])]) {
+        const t = performance.now();
+        await (await fetch(url)).arrayBuffer();
+        firstRenders.push(performance.now() - t);
+      }
+    }
+    log(`${label}: each page's first render on each replica (not timed below): ${firstRenders.map((x) => fmt(x)).join(", ")} ms`);
     log(`${label}: ${LOADS} fresh loads of the overview (a cluster each, on each replica in turn)${o.fleet ? ` and ${LOADS} of the fleet page` : ""}...`);
     for (let i = 0; i < LOADS; i++) {
       const r = replicas[i % replicas.length];
@@ -317,6 +330,7 @@ async function measure(
     overviewMs,
     fleetMs,
     fleetRows,
+    firstRenders,
     machineCores: (machine1.busy - machine0.busy) / ((machine1.busy + machine1.idle - machine0.busy - machine0.idle) / os.availableParallelism()),
     peersCpuMs,
     ...(perPoll.length < clusters.length ? { taReadingsMissing: clusters.length - perPoll.length } : {}),
