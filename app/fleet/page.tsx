@@ -4,18 +4,18 @@ import { FleetView } from "@/components/fleet/FleetView";
 import { Seeded } from "@/components/data/Seeded";
 import { FLEET_QUERY_KEY } from "@/lib/api/query-keys";
 import { pageData } from "@/server/api";
-import { fleetFor } from "@/server/fleet/service";
+import { fleetForPage } from "@/server/fleet/service";
 
 /**
  * The fleet answer (a hundred clusters: rows with a 24-hour trend each) is rendered into the HTML when the server has it
- * at once (its last answer, or the backend's within the page's wait), so the rows are painted before the scripts run;
+ * at once (its last good answer, or the backend's within the page's wait), so the rows are painted before the scripts run;
  * the browser also fetches it from the HTML's head, and the view's fetch of the same URL takes the preloaded response.
  */
 export default async function FleetPage() {
   preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}/api/v1/fleet`, { as: "fetch", crossOrigin: "anonymous" });
   return (
     <AppShell>
-      <Seeded queryKey={FLEET_QUERY_KEY} data={await pageData(() => fleetFor())}>
+      <Seeded queryKey={FLEET_QUERY_KEY} data={await pageData(() => fleetForPage())}>
         <FleetView />
       </Seeded>
     </AppShell>

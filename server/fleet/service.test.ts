@@ -82,6 +82,27 @@ describe("the fleet service", () => {
     expect(client.queries.every((q) => q.includes('job="allocation-lens"'))).toBe(true);
   });
 
+  it("for a page: the last good answer at once while a due refresh waits on the backend; a new one when there is none", async () => {
+    let release = () => {};
+    const client = new (class extends FakeClient {
+      hold = false;
+      async query(q: string, time: number): Promise<Vector> {
+        if (this.hold) await new Promise<void>((r) => (release = r));
+        return super.query(q, time);
+      }
+    })();
+    const s = new FleetService(config(), client, () => {});
+    const first = await s.forPage(NOW);
+    expect(first.clusters.map((c) => c.cluster)).toEqual(["a"]);
+    client.hold = true;
+    // the refresh interval has passed: a refresh starts and hangs on the backend, the page gets the last answer
+    const settled = await Promise.race([s.forPage(NOW + 20_000).then((v) => v), new Promise((r) => setTimeout(() => r("waited"), 200))]);
+    expect(settled).toBe(first);
+    expect(s.refreshes).toBe(2);
+    client.hold = false;
+    release();
+  });
+
   it("reads a stopped cluster's last figures in a second round, of its own series only", async () => {
     const client = new (class extends FakeClient {
       async query(q: string, time: number): Promise<Vector> {

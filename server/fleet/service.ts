@@ -59,6 +59,18 @@ export class FleetService {
     return answer;
   }
 
+  /**
+   * For a server-rendered page: the last good answer at once when there is one (a refresh started when one is due, as
+   * get() would), else a new one. The page shows its figures without waiting for the backend; the browser asks again
+   * right after, and its answer carries the backend's state.
+   */
+  forPage(now = Date.now()): Promise<FleetView> {
+    const answer = this.get(now);
+    if (!this.last) return answer;
+    answer.catch(() => {});
+    return Promise.resolve(this.last);
+  }
+
   private async refresh(now: number): Promise<FleetView> {
     this.refreshes++;
     const matchers = matchersOf(this.config.prometheus);
@@ -150,6 +162,11 @@ export function fleetServiceFor(config: FleetConfig | undefined): FleetService |
 export const FLEET_NOT_CONFIGURED = "no fleet is configured: add a fleet section naming the metrics backend that scrapes every dashboard (README, Configuration)";
 
 /** GET /api/v1/fleet: the configuration is the runtime's (read only: no poller, no snapshot is used). */
+/** The fleet answer for a server-rendered page (FleetService.forPage); undefined without a fleet configuration. */
+export async function fleetForPage(): Promise<FleetView | undefined> {
+  return fleetServiceFor((await getRuntime()).config.fleet)?.forPage();
+}
+
 export async function fleetFor(config?: Pick<Config, "fleet">): Promise<FleetView> {
   const service = fleetServiceFor((config ?? (await getRuntime()).config).fleet);
   if (!service) throw new ApiError(404, "fleet_not_configured", FLEET_NOT_CONFIGURED);
