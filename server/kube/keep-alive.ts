@@ -19,9 +19,8 @@ const materialOf = (o: Options) =>
   JSON.stringify([o.ca, o.cert, o.key, o.pfx, o.passphrase, o.servername, o.rejectUnauthorized].map((v) => (Buffer.isBuffer(v) ? v.toString("base64") : (v ?? null))));
 
 /** A middleware that gives every request the kept keep-alive agent for the request's own agent's options. */
-export function keepAliveMiddleware(): k8s.Middleware & { agents(): number } {
+export function keepAliveMiddleware(): k8s.Middleware {
   let kept: { material: string; agent: http.Agent } | null = null;
-  let built = 0;
   const swap = (context: k8s.RequestContext): k8s.RequestContext => {
     const fresh = context.getAgent() as unknown as { constructor: unknown; options?: Options; destroy(): void } | undefined;
     if (!fresh) return context;
@@ -35,7 +34,6 @@ export function keepAliveMiddleware(): k8s.Middleware & { agents(): number } {
       kept?.agent.destroy();
       const o = { ...options, keepAlive: true };
       kept = { material, agent: secure ? new https.Agent(o) : new http.Agent(o) };
-      built++;
     }
     fresh.destroy();
     context.setAgent(kept.agent);
@@ -44,7 +42,6 @@ export function keepAliveMiddleware(): k8s.Middleware & { agents(): number } {
   return {
     pre: async (context: k8s.RequestContext) => swap(context),
     post: async (context: k8s.ResponseContext) => context,
-    agents: () => built,
   };
 }
 

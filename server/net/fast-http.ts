@@ -90,7 +90,7 @@ class Connection {
  * Where a new connection's TLS costs go, and how this client keeps them to one handshake per TA: tls.connect given the
  * PEM files builds a new TLS context for every connection (the CA, the certificate and the key parsed again), and a full
  * handshake signs with the client key each time. A dashboard polling 20 clusters whose TAs close idle connections
- * between polls spent about a sixth of its poll thread there. So the context is built once, on the first connection,
+ * between polls spent about a quarter of its poll thread there. So the context is built once, on the first connection,
  * and every later connection offers the last session the TA gave (TLS resumption, as Node's https.Agent does): the TA
  * resumes it without a certificate exchange, or falls back to a full handshake (a new TA certificate, a restart).
  */
