@@ -6,7 +6,7 @@
  * latest; the trend's last point is up to one query step older).
  */
 import { memo } from "react";
-import type { FleetTrendPoint } from "@/lib/api/schemas";
+import type { FleetTrend } from "@/lib/api/schemas";
 import { FLEET_LOOKBACK_MS } from "@/lib/fleet/window";
 import { trendLabel, trendSummary } from "@/lib/views/fleet-view";
 import { sparkGeometry } from "@/lib/views/sparkline";
@@ -21,7 +21,7 @@ const H = 22;
 type Key = "ghosts" | "localityRatio";
 
 interface SparkProps {
-  data: FleetTrendPoint[];
+  data: FleetTrend;
   dataKey: Key;
   color: string;
   /** the top of the value axis */
@@ -36,7 +36,7 @@ interface SparkProps {
 function Spark({ data, dataKey, color, yMax, label, value, to, compact }: SparkProps) {
   const width = compact ? W_COMPACT : W;
   const g = sparkGeometry(
-    data.map((p) => ({ t: p.t, v: p[dataKey] })),
+    data[dataKey].map((v, i) => ({ t: data.start + i * data.stepMs, v })),
     { width, height: H, margin: 2, from: to - FLEET_LOOKBACK_MS, to, yMax },
   );
   return (
@@ -59,10 +59,10 @@ function Spark({ data, dataKey, color, yMax, label, value, to, compact }: SparkP
   );
 }
 
-export const Sparkline = memo(function Sparkline({ trend, to, compact = false }: { trend: FleetTrendPoint[]; to: number; compact?: boolean }) {
+export const Sparkline = memo(function Sparkline({ trend, to, compact = false }: { trend: FleetTrend; to: number; compact?: boolean }) {
   const label = trendLabel(trend);
-  if (!trend.length) return <span className="age">no trend</span>;
   const t = trendSummary(trend);
+  if (!t.points) return <span className="age">no trend</span>;
   return (
     <span className={styles.sparks} role="img" aria-label={label} title={label}>
       <Spark data={trend} dataKey="ghosts" color="var(--c-ghost)" yMax={Math.max(1, t.maxGhosts ?? 0)} label="ghosts" value={t.maxGhosts === null ? "–" : `max ${formatCount(t.maxGhosts)}`} to={to} compact={compact} />

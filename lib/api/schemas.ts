@@ -635,14 +635,17 @@ export const fleetRoleSchema = z
   })
   .strict();
 
-export const fleetTrendPointSchema = z
+export const fleetTrendSchema = z
   .object({
-    t: ms,
-    ghosts: int().nullable().meta({ description: "ghost targets of all roles (the worst value in the step)" }),
-    localityRatio: z.number().nullable().meta({ description: "the per-node locality ratio (the mean over the step)" }),
+    start: ms.meta({ description: "the time of the first point; point i is at start + i * stepMs" }),
+    stepMs: int().meta({ description: "the time between two points (the query step: 15 minutes)" }),
+    ghosts: z.array(int().nullable()).meta({ description: "ghost targets of all roles per point (the worst value in the step); null where the backend has none" }),
+    localityRatio: z
+      .array(z.number().nullable())
+      .meta({ description: "the per-node locality ratio per point (the mean over the step, to 4 decimals); null where the backend has none" }),
   })
   .strict();
-export type FleetTrendPoint = z.infer<typeof fleetTrendPointSchema>;
+export type FleetTrend = z.infer<typeof fleetTrendSchema>;
 
 export const fleetRowSchema = z
   .object({
@@ -655,7 +658,7 @@ export const fleetRowSchema = z
     monitors: z.object({ double: int(), orphaned: int(), misrouted: int() }).strict().nullable(),
     nodesWithoutCollector: int().nullable(),
     sources: z.array(z.object({ source: z.string(), up: z.boolean() }).strict()).meta({ description: "each source (a TA, an informer) and whether its last poll succeeded" }),
-    trend: z.array(fleetTrendPointSchema).meta({ description: "the last 24 hours" }),
+    trend: fleetTrendSchema.meta({ description: "the last 24 hours, in columns: one value per point in each of ghosts and localityRatio (both arrays as long); empty when the backend has none" }),
     dashboardUrl: z.string().nullable().meta({ description: "the cluster's own dashboard (fleet.dashboardUrl), an http(s) URL; null without one" }),
   })
   .strict()

@@ -60,13 +60,25 @@ describe("fleet rows", () => {
     expect(row("gone").problems[0]).toBe("series stopped: no current sample in the backend");
   });
 
-  it("merges the two trends on their timestamps, dropping non-finite samples", () => {
-    expect(row("ghosty").trend).toEqual([
-      { t: NOW - 900_000, ghosts: 0, localityRatio: 1 },
-      { t: NOW, ghosts: 7, localityRatio: 0.8 },
-    ]);
-    expect(row("calm").trend).toEqual([{ t: NOW, ghosts: 0, localityRatio: null }]);
-    expect(row("gone").trend).toEqual([]);
+  it("merges the two trends on their timestamps into columns, dropping non-finite samples", () => {
+    expect(row("ghosty").trend).toEqual({ start: NOW - 900_000, stepMs: 900_000, ghosts: [0, 7], localityRatio: [1, 0.8] });
+    expect(row("calm").trend).toEqual({ start: NOW, stepMs: 900_000, ghosts: [0], localityRatio: [null] });
+    expect(row("gone").trend).toEqual({ start: NOW, stepMs: 900_000, ghosts: [], localityRatio: [] });
+  });
+
+  it("keeps a gap as null, the ratio to 4 decimals, and at most a window of points whatever the backend's timestamps", () => {
+    const r = results();
+    r.trendGhosts = [{ metric: { cluster: "ghosty" }, values: [[T - 3 * 900, "1"], [T, "2"], [T - 1e9, "5"]] }];
+    r.trendLocality = [{ metric: { cluster: "ghosty" }, values: [[T - 3 * 900, "0.123456789"], [T - 900, "0.99995"]] }];
+    const trend = toFleetRows(r, { nowMs: NOW, staleAfterMs: 30_000 }).rows.find((x) => x.cluster === "ghosty")!.trend;
+    expect(trend.start).toBe(NOW - 3 * 900_000);
+    expect(trend.ghosts).toEqual([1, null, null, 2]);
+    expect(trend.localityRatio).toEqual([0.1235, null, 1, null]);
+    const wide = results();
+    wide.trendGhosts = [{ metric: { cluster: "calm" }, values: Array.from({ length: 500 }, (_, i) => [T - i * 900, "0"] as [number, string]) }];
+    const long = toFleetRows(wide, { nowMs: NOW, staleAfterMs: 30_000 }).rows.find((x) => x.cluster === "calm")!.trend;
+    expect(long.ghosts).toHaveLength(96);
+    expect(long.start).toBe(NOW - 95 * 900_000);
   });
 
   it("marks a cluster stopped when its last sample is older than staleAfter, and a stalled poller as bad", () => {

@@ -5,13 +5,14 @@
  */
 import type { Role } from "@/lib/model";
 import { ROLES } from "@/lib/model";
-import type { FleetRow, FleetStatus, FleetTrendPoint } from "@/lib/api/schemas";
+import type { FleetRow, FleetStatus, FleetTrend } from "@/lib/api/schemas";
 import { FLEET_STATUSES } from "@/lib/api/schemas";
 import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 import { LOCALITY_FAIL } from "@/lib/analysis/checks/context";
 import { formatElapsed, formatPercent, plural } from "@/lib/format";
 import { dashboardLink } from "@/lib/fleet/link";
 import type { FleetQueries } from "@/lib/fleet/queries";
+import { FLEET_LOOKBACK_MS, FLEET_TREND_POINTS } from "@/lib/fleet/window";
 
 export type { FleetRow, FleetStatus } from "@/lib/api/schemas";
 
@@ -49,28 +50,52 @@ function byCluster(v: Vector): Map<string, { metric: Record<string, string>; val
 
 const single = (m: Map<string, { value: number }[]>, cluster: string): number | null => m.get(cluster)?.[0]?.value ?? null;
 
-function trendOf(ghosts: Matrix, locality: Matrix): Map<string, FleetTrendPoint[]> {
-  const points = new Map<string, Map<number, FleetTrendPoint>>();
+/** the trend's step (ms): the range queries' grid, lib/fleet/queries.ts trendGrid */
+const TREND_STEP_MS = FLEET_LOOKBACK_MS / FLEET_TREND_POINTS;
+const ratio4 = (n: number) => Math.round(n * 10_000) / 10_000;
+
+/**
+ * Each cluster's trend in columns: the two range answers merged on their timestamps, a point per step from the first
+ * sample to the last (null where one line has none). At most FLEET_TREND_POINTS points, the latest: a backend's odd
+ * timestamps cannot make a row longer than the window.
+ */
+function trendOf(ghosts: Matrix, locality: Matrix, nowMs: number): Map<string, FleetTrend> {
+  const samples = new Map<string, { t: number; field: "ghosts" | "localityRatio"; v: number }[]>();
   const put = (m: Matrix, field: "ghosts" | "localityRatio") => {
     for (const s of m) {
       const cluster = s.metric.cluster;
       if (!cluster) continue;
-      let byT = points.get(cluster);
-      if (!byT) points.set(cluster, (byT = new Map()));
+      let list = samples.get(cluster);
+      if (!list) samples.set(cluster, (list = []));
       for (const [t, v] of s.values) {
         const n = num(v);
-        if (n === null) continue;
-        const at = Math.round(t * 1000);
-        const p = byT.get(at) ?? { t: at, ghosts: null, localityRatio: null };
-        p[field] = field === "ghosts" ? Math.round(n) : n;
-        byT.set(at, p);
+        if (n !== null && Number.isFinite(t)) list.push({ t: Math.round(t * 1000), field, v: field === "ghosts" ? Math.round(n) : ratio4(n) });
       }
     }
   };
   put(ghosts, "ghosts");
   put(locality, "localityRatio");
-  return new Map([...points].map(([c, m]) => [c, [...m.values()].sort((a, b) => a.t - b.t)]));
+  const out = new Map<string, FleetTrend>();
+  for (const [cluster, list] of samples) {
+    if (!list.length) {
+      out.set(cluster, emptyTrend(nowMs));
+      continue;
+    }
+    const last = list.reduce((m, p) => Math.max(m, p.t), -Infinity);
+    const from = last - (FLEET_TREND_POINTS - 1) * TREND_STEP_MS;
+    const start = list.reduce((m, p) => (p.t >= from ? Math.min(m, p.t) : m), last);
+    const length = Math.round((last - start) / TREND_STEP_MS) + 1;
+    const trend: FleetTrend = { start, stepMs: TREND_STEP_MS, ghosts: new Array(length).fill(null), localityRatio: new Array(length).fill(null) };
+    for (const p of list) {
+      const i = Math.round((p.t - start) / TREND_STEP_MS);
+      if (i >= 0 && i < length) trend[p.field][i] = p.v;
+    }
+    out.set(cluster, trend);
+  }
+  return out;
 }
+
+const emptyTrend = (nowMs: number): FleetTrend => ({ start: nowMs, stepMs: TREND_STEP_MS, ghosts: [], localityRatio: [] });
 
 const ghostsOf = (r: FleetRow) => Object.values(r.roles).reduce((n, x) => n + (x?.ghosts ?? 0), 0);
 const unassignedOf = (r: FleetRow) => Object.values(r.roles).reduce((n, x) => n + (x?.unassigned ?? 0), 0);
@@ -126,7 +151,7 @@ export function toFleetRows(r: FleetResults, o: FleetRowOptions): { rows: FleetR
   const sources = byCluster(r.sourceUp);
   const lastPoll = byCluster(r.lastPoll);
   const seen = byCluster(r.seen);
-  const trend = trendOf(r.trendGhosts, r.trendLocality);
+  const trend = trendOf(r.trendGhosts, r.trendLocality, o.nowMs);
   const names = new Set<string>();
   for (const m of [locality, ghosts, unassigned, monitors, nodes, sources, lastPoll, seen]) for (const c of m.keys()) names.add(c);
 
@@ -162,7 +187,7 @@ export function toFleetRows(r: FleetResults, o: FleetRowOptions): { rows: FleetR
         .filter((s) => s.metric.source)
         .map((s) => ({ source: s.metric.source, up: s.value >= 1 }))
         .sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0)),
-      trend: trend.get(cluster) ?? [],
+      trend: trend.get(cluster) ?? emptyTrend(o.nowMs),
       dashboardUrl: dashboardLink(o.dashboardUrl, cluster),
     };
     rows.push({ ...base, ...judge(base, o) });

@@ -3,18 +3,13 @@ import { fleetHeadline, rowGhosts, rowUnassigned, trendLabel, trendSummary } fro
 import type { FleetRow } from "@/lib/api/schemas";
 
 describe("fleet view reshaping", () => {
-  const trend = [
-    { t: 1, ghosts: 0, localityRatio: 1 },
-    { t: 2, ghosts: 7, localityRatio: 0.8 },
-    { t: 3, ghosts: null, localityRatio: null },
-    { t: 4, ghosts: 2, localityRatio: 0.95 },
-  ];
+  const trend = { start: 1, stepMs: 1, ghosts: [0, 7, null, 2], localityRatio: [1, 0.8, null, 0.95] };
 
   it("summarises a trend, skipping missing points", () => {
     expect(trendSummary(trend)).toEqual({ points: 4, maxGhosts: 7, lastGhosts: 2, minLocality: 0.8, lastLocality: 0.95 });
     expect(trendLabel(trend)).toBe("24 h: ghosts at most 7 (now 2); per-node locality at least 80.0% (now 95.0%)");
-    expect(trendLabel([])).toBe("24 h: no data in the backend");
-    expect(trendLabel([{ t: 1, ghosts: 0, localityRatio: null }])).toBe("24 h: ghosts at most 0 (now 0); per-node locality unknown");
+    expect(trendLabel({ start: 1, stepMs: 1, ghosts: [], localityRatio: [] })).toBe("24 h: no data in the backend");
+    expect(trendLabel({ start: 1, stepMs: 1, ghosts: [0], localityRatio: [null] })).toBe("24 h: ghosts at most 0 (now 0); per-node locality unknown");
   });
 
   it("counts the fleet's clusters by status", () => {

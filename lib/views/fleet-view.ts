@@ -2,7 +2,7 @@
  * Pure UI reshaping of the fleet answer (GET /api/v1/fleet) for components/fleet: the badge of a row's status, the words
  * a trend sparkline is described with (for screen readers and the tooltip), the totals of the view's head.
  */
-import type { FleetRow, FleetStatus, FleetTrendPoint, FleetView } from "@/lib/api/schemas";
+import type { FleetRow, FleetStatus, FleetTrend, FleetView } from "@/lib/api/schemas";
 import { formatPercent, plural } from "@/lib/format";
 
 export type { FleetRow, FleetView } from "@/lib/api/schemas";
@@ -22,11 +22,11 @@ export interface TrendSummary {
   lastLocality: number | null;
 }
 
-export function trendSummary(trend: readonly FleetTrendPoint[]): TrendSummary {
-  const ghosts = trend.map((p) => p.ghosts).filter((x): x is number => x !== null);
-  const locality = trend.map((p) => p.localityRatio).filter((x): x is number => x !== null);
+export function trendSummary(trend: FleetTrend): TrendSummary {
+  const ghosts = trend.ghosts.filter((x): x is number => x !== null);
+  const locality = trend.localityRatio.filter((x): x is number => x !== null);
   return {
-    points: trend.length,
+    points: Math.max(trend.ghosts.length, trend.localityRatio.length),
     maxGhosts: ghosts.length ? Math.max(...ghosts) : null,
     lastGhosts: ghosts.at(-1) ?? null,
     minLocality: locality.length ? Math.min(...locality) : null,
@@ -35,7 +35,7 @@ export function trendSummary(trend: readonly FleetTrendPoint[]): TrendSummary {
 }
 
 /** "24 h: ghosts at most 7 (now 0); per-node locality at least 80.0% (now 100.0%)" */
-export function trendLabel(trend: readonly FleetTrendPoint[]): string {
+export function trendLabel(trend: FleetTrend): string {
   const t = trendSummary(trend);
   if (!t.points) return "24 h: no data in the backend";
   const ghosts = t.maxGhosts === null ? "ghosts unknown" : `ghosts at most ${t.maxGhosts} (now ${t.lastGhosts})`;

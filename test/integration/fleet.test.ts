@@ -161,7 +161,9 @@ describe.skipIf(!HAVE_PROMETHEUS)("the fleet view from Debian's Prometheus scrap
     expect(a.stale).toEqual([]);
     for (const c of a.clusters) {
       expect(c.dashboardUrl).toBe(`https://lens.${c.cluster}.example.com/`);
-      expect(c.trend.length).toBeGreaterThan(0);
+      // the trend's last point: this calm demo's per-node locality
+      expect(c.trend.localityRatio.length).toBe(c.trend.ghosts.length);
+      expect(c.trend.localityRatio.filter((x) => x !== null).at(-1)).toBe(1);
       expect(c.lastPollAt).not.toBeNull();
       expect(Date.now() - c.lastPollAt!).toBeLessThan((STALE_AFTER_S + 2) * 1000);
       // the calm demo: per-node locality 1, every source up
