@@ -8,14 +8,17 @@ import { fleetForPage } from "@/server/fleet/service";
 
 /**
  * The fleet answer (a hundred clusters: rows with a 24-hour trend each) is rendered into the HTML when the server has it
- * at once (its last good answer, or the backend's within the page's wait), so the rows are painted before the scripts run;
- * the browser also fetches it from the HTML's head, and the view's fetch of the same URL takes the preloaded response.
+ * at once (its last good answer, or the backend's within the page's wait), so the rows are painted before the scripts run,
+ * and the view asks again when that answer is a poll interval old. Without it, the browser fetches it from the HTML's head, and the view's fetch
+ * of the same URL takes the preloaded response.
  */
 export default async function FleetPage() {
-  preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}/api/v1/fleet`, { as: "fetch", crossOrigin: "anonymous" });
+  const data = await pageData(() => fleetForPage());
+  // without an answer in the HTML the browser asks for it from the head; with one, the view asks when it is a poll old
+  if (data === undefined) preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}/api/v1/fleet`, { as: "fetch", crossOrigin: "anonymous" });
   return (
     <AppShell>
-      <Seeded queryKey={FLEET_QUERY_KEY} data={await pageData(() => fleetForPage())}>
+      <Seeded queryKey={FLEET_QUERY_KEY} data={data} updatedAt={data?.at}>
         <FleetView />
       </Seeded>
     </AppShell>

@@ -82,7 +82,7 @@ describe("the fleet service", () => {
     expect(client.queries.every((q) => q.includes('job="allocation-lens"'))).toBe(true);
   });
 
-  it("for a page: the last good answer at once while a due refresh waits on the backend; a new one when there is none", async () => {
+  it("for a page: the last good answer at once, a due refresh left to after the page (it waits on the backend there); a new one when there is none", async () => {
     let release = () => {};
     const client = new (class extends FakeClient {
       hold = false;
@@ -92,12 +92,16 @@ describe("the fleet service", () => {
       }
     })();
     const s = new FleetService(config(), client, () => {});
-    const first = await s.forPage(NOW);
+    const later: (() => void)[] = [];
+    const first = await s.forPage(NOW, (work) => later.push(work));
     expect(first.clusters.map((c) => c.cluster)).toEqual(["a"]);
+    expect([s.refreshes, later.length]).toEqual([1, 0]);
     client.hold = true;
-    // the refresh interval has passed: a refresh starts and hangs on the backend, the page gets the last answer
-    const settled = await Promise.race([s.forPage(NOW + 20_000).then((v) => v), new Promise((r) => setTimeout(() => r("waited"), 200))]);
+    // the refresh interval has passed: the page gets the last answer, and the refresh waits for the page to be sent
+    const settled = await Promise.race([s.forPage(NOW + 20_000, (work) => later.push(work)).then((v) => v), new Promise((r) => setTimeout(() => r("waited"), 200))]);
     expect(settled).toBe(first);
+    expect([s.refreshes, later.length]).toEqual([1, 1]);
+    later[0]();
     expect(s.refreshes).toBe(2);
     client.hold = false;
     release();

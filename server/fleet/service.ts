@@ -17,6 +17,7 @@ import type { Matrix, Vector } from "@/lib/prometheus/schemas";
 import { SourceError } from "@/lib/source-error";
 import { FIGURE_KEYS, FLEET_TREND_REFRESH_MS, fleetQueries, stoppedFigureQueries, trendGrid, withStopped, type FigureKey, type FleetQueries } from "@/lib/fleet/queries";
 import { toFleetRows, type FleetResults } from "@/lib/fleet/rows";
+import { after } from "next/server";
 import { ApiError } from "@/server/api";
 import { getRuntime } from "@/server/runtime";
 import { PrometheusClient } from "@/server/history/prometheus-client";
@@ -60,14 +61,13 @@ export class FleetService {
   }
 
   /**
-   * For a server-rendered page: the last good answer at once when there is one (a refresh started when one is due, as
-   * get() would), else a new one. The page shows its figures without waiting for the backend; the browser asks again
-   * right after, and its answer carries the backend's state.
+   * For a server-rendered page: the last good answer at once when there is one, else a new one. A due refresh is handed
+   * to `later` (Next.js's after(): once the page is sent), so that the backend's work and its answer's parsing do not
+   * share the page's render; the browser asks again when the answer is a poll interval old, and gets the new one.
    */
-  forPage(now = Date.now()): Promise<FleetView> {
-    const answer = this.get(now);
-    if (!this.last) return answer;
-    answer.catch(() => {});
+  forPage(now = Date.now(), later: (work: () => void) => void = (work) => work()): Promise<FleetView> {
+    if (!this.last) return this.get(now);
+    later(() => void this.get(now).catch(() => {}));
     return Promise.resolve(this.last);
   }
 
@@ -164,7 +164,7 @@ export const FLEET_NOT_CONFIGURED = "no fleet is configured: add a fleet section
 /** GET /api/v1/fleet: the configuration is the runtime's (read only: no poller, no snapshot is used). */
 /** The fleet answer for a server-rendered page (FleetService.forPage); undefined without a fleet configuration. */
 export async function fleetForPage(): Promise<FleetView | undefined> {
-  return fleetServiceFor((await getRuntime()).config.fleet)?.forPage();
+  return fleetServiceFor((await getRuntime()).config.fleet)?.forPage(Date.now(), after);
 }
 
 export async function fleetFor(config?: Pick<Config, "fleet">): Promise<FleetView> {
