@@ -5,6 +5,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { chromium, type Browser } from "@playwright/test";
@@ -148,13 +150,23 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /**
- * Chromium's own first navigation (its network service, caches, fonts and first renderer coming up) is not the
- * dashboard's: one page of static HTML from a data: URL goes first, unmeasured.
+ * Chromium's own first navigation (its network service, its connection and cache machinery, fonts and first renderer
+ * coming up) is not the dashboard's: one page of static HTML from a loopback server of its own goes first, unmeasured.
  */
 export async function warmChromium(browser: Browser): Promise<void> {
-  const warm = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await warm.goto(`data:text/html,${encodeURIComponent("<!doctype html><title>warm-up</title><p style='font:14px system-ui'>warm-up</p>")}`);
-  await warm.close();
+  const html = "<!doctype html><title>warm-up</title><link rel=stylesheet href=/s.css><p style='font:14px system-ui'>warm-up</p>";
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": req.url === "/s.css" ? "text/css" : "text/html", Connection: "close" });
+    res.end(req.url === "/s.css" ? "p{color:#333}" : html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const warm = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await warm.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await warm.close();
+  } finally {
+    server.close();
+  }
 }
 
 export interface FirstPaint {
