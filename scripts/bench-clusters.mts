@@ -126,7 +126,8 @@ class Watch {
         if (!text) continue;
         // the last-poll family alone to the parser: the whole exposition of 20 clusters is large, and read often
         const family = text.split("\n").filter((line) => line.startsWith(DERIVED_METRICS.lastPoll.name) || line.startsWith(`# TYPE ${DERIVED_METRICS.lastPoll.name} `)).join("\n");
-        for (const f of parsePrometheusTextFormat(family) as { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[]) {
+        // (the parser drops a last sample without its newline)
+        for (const f of parsePrometheusTextFormat(`${family}\n`) as { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[]) {
           if (f.name !== DERIVED_METRICS.lastPoll.name) continue;
           for (const m of f.metrics) {
             const cluster = m.labels?.cluster;
