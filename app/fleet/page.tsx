@@ -9,8 +9,8 @@ import { fleetForPage } from "@/server/fleet/service";
 /**
  * The fleet answer (a hundred clusters: rows with a 24-hour trend each) is rendered into the HTML when the server has it
  * at once (its last good answer, or the backend's within the page's wait), so the rows are painted before the scripts run,
- * and the view asks again when that answer is a poll interval old. Without it, the browser fetches it from the HTML's head, and the view's fetch
- * of the same URL takes the preloaded response.
+ * and the view asks again when that answer is a poll interval old. Without it, the browser fetches it from the HTML's
+ * head, and the view's fetch of the same URL takes the preloaded response.
  */
 export default async function FleetPage() {
   const data = await pageData(() => fleetForPage());
