@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { GC_THREADING_FLAG, givenFlag, heapFlagsToSet, HEAP_GROWING_PERCENT, SERVING_NODE_FLAGS, workerExecArgv } from "@/lib/node-flags";
+import { GC_THREADING_FLAG, givenFlag, heapFlagsToSet, HEAP_GROWING_PERCENT, SERVING_ENV, SERVING_NODE_FLAGS, workerExecArgv } from "@/lib/node-flags";
 
 describe("the process' V8 settings", () => {
   it("finds a flag given with dashes or underscores, with or without a value, on the command line or in NODE_OPTIONS", () => {
@@ -32,8 +32,11 @@ describe("where the serving thread's flags are given", () => {
   const read = (f: string) => fs.readFileSync(path.join(import.meta.dirname, "..", f), "utf8");
   it("npm start and the container image's CMD", () => {
     const start = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts.start;
-    expect(start).toBe(`node ${SERVING_NODE_FLAGS.join(" ")} scripts/start.mjs`);
+    const env = Object.entries(SERVING_ENV).map(([k, v]) => `${k}=${v}`);
+    expect(start).toBe(`${env.join(" ")} node ${SERVING_NODE_FLAGS.join(" ")} scripts/start.mjs`);
     const cmd = read("Dockerfile").split("\n").filter((l) => l.startsWith("CMD "));
+    const imageEnv = read("Dockerfile").split("\n").filter((l) => /^ENV MALLOC_/.test(l)).map((l) => l.slice("ENV ".length));
+    expect(imageEnv).toEqual(Object.entries(SERVING_ENV).map(([k, v]) => `${k}=${v}`));
     expect(cmd.at(-1)).toBe(`CMD ${JSON.stringify(["node", ...SERVING_NODE_FLAGS, "allocation-lens-server.mjs"]).replace(/","/g, '", "')}`);
   });
 });

@@ -35,6 +35,16 @@ export const SERVING_SEMI_SPACE_MIB = 2;
 export const GC_THREADING_FLAG = "--single-threaded-gc";
 export const SERVING_NODE_FLAGS: readonly string[] = [`--max-semi-space-size=${SERVING_SEMI_SPACE_MIB}`, GC_THREADING_FLAG];
 
+/**
+ * The environment the dashboard's process is started with (`npm start`, the container image, the bench): glibc's malloc
+ * reads it once, at the process' start. `MALLOC_MMAP_THRESHOLD_`: blocks of 128 KiB and more get pages of their own
+ * (mmap) and go back to the system when freed. Without it glibc raises that threshold to the size of each such block
+ * freed (up to 32 MiB), so the large buffers a poll passes around (answers to the serving thread, gzipped bodies, TLS and
+ * socket reads) land in malloc's arenas instead, which keep what they once held. Measured on 10 clusters of 250 nodes,
+ * one replica (2026-12-06): RSS 327-334 MiB -> 295-305, malloc's arenas 71 -> 49 MiB.
+ */
+export const SERVING_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: String(128 * 1024) };
+
 /** The names of SERVING_NODE_FLAGS, without dashes or value. */
 const COMMAND_LINE_ONLY = SERVING_NODE_FLAGS.map((f) => f.replace(/^--/, "").split("=")[0]);
 

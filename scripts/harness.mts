@@ -12,7 +12,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { chromium, type Browser } from "@playwright/test";
 import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
+import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
 export { freePort } from "@allocation-lens/test-support/ports";
 
@@ -88,7 +88,7 @@ export function startDashboard(opts: { config: string; port: number; nodeArgs?: 
   const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, ...(opts.nodeArgs ?? []), path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", opts.capture ? "pipe" : "ignore", opts.capture ? "pipe" : "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: opts.config, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: String(opts.port), ...(opts.env ?? {}) },
+    env: { ...process.env, ...SERVING_ENV, ALLOCATION_LENS_CONFIG: opts.config, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: String(opts.port), ...(opts.env ?? {}) },
   });
   children.add(child);
   const chunks: Buffer[] = [];

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { chromium, type Browser, type Page } from "@playwright/test";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
+import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 import { freePort } from "@allocation-lens/test-support/ports";
 import { startProcess } from "@allocation-lens/test-support/processes";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
@@ -44,7 +44,7 @@ export async function startBuiltDashboard(lens: Lens, extra: Record<string, unkn
   const port = await freePort();
   const ui = startProcess(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, ...SERVING_ENV, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", NEXT_TELEMETRY_DISABLED: "1" },
   });
   const stop = async () => {
     await ui.kill();

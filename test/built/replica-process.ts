@@ -7,7 +7,7 @@ import path from "node:path";
 import YAML from "yaml";
 import { freePort } from "@allocation-lens/test-support/ports";
 import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
+import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 export const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
@@ -29,7 +29,7 @@ export async function startReplica(name: string, config: unknown, dir: string): 
   const port = await freePort();
   const proc = startProcess(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", POD_NAME: name },
+    env: { ...process.env, ...SERVING_ENV, NODE_ENV: "production", ALLOCATION_LENS_CONFIG: file, PORT: String(port), HOSTNAME: "127.0.0.1", POD_NAME: name },
   });
   return { name, port, proc };
 }

@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { freePort } from "@allocation-lens/test-support/ports";
-import { SERVING_NODE_FLAGS } from "@/lib/node-flags";
+import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -99,6 +99,7 @@ function startServer(env: Record<string, string>, port: number, home: string): S
   const child = spawn(process.execPath, [...SERVING_NODE_FLAGS, ENTRY], {
     cwd: STANDALONE,
     env: {
+      ...SERVING_ENV,
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
