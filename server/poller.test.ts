@@ -12,7 +12,7 @@ import { ClusterPoller, MAX_FIRST_POLL_WAITERS } from "@/server/poller";
 import type { Snapshot } from "@/lib/snapshot";
 import { startTestKube } from "@/test/fixtures/kube";
 import { until } from "@allocation-lens/test-support/wait";
-import { dribble, jobAnswer, NS, SELECTOR, startFakeTa } from "@/test/fixtures/ta";
+import { dribble, jobAnswer, NS, SELECTOR, sendJson, startFakeTa } from "@/test/fixtures/ta";
 
 let dir: string;
 beforeAll(() => {
@@ -69,6 +69,40 @@ describe("ClusterPoller", () => {
     slow.jobRoute = null;
     await until(() => poller.latest, (s) => status(s, "per-node").state === "ok", 10_000, "per-node back");
     expect(log.some((l) => l.includes("p/ta/per-node: recovered"))).toBe(true);
+  });
+
+  it("a suspended poller keeps nothing of its TAs: started again, it reads them afresh (no last good data to fall back on), and a reading in flight at the suspension is dropped", async () => {
+    const kube = await startTestKube(fs.mkdtempSync(path.join(dir, "k-")));
+    const ta = await startFakeTa({ a: 3 });
+    cleanups.push(() => kube.close(), () => ta.close());
+    const poller = new ClusterPoller(cluster(kube.kubeconfig, { "per-node": { url: ta.url, pollTimeoutSeconds: 2 } }), () => {});
+    cleanups.push(() => poller.stop());
+    poller.start();
+    await until(() => poller.latest, (s) => status(s, "per-node").state === "ok", 10_000, "first good poll");
+
+    // a reading in flight when the poller is suspended: its answer comes after, and is not kept
+    let asked = 0;
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    ta.jobRoute = (_req, res) => {
+      asked++;
+      void held.then(() => res.headersSent || res.writableEnded || (res.writeHead(200, { "Content-Type": "application/json" }), res.end(JSON.stringify(jobAnswer("a", 3)))));
+    };
+    await until(() => asked, (n) => n > 0, 10_000, "a reading in flight");
+    await poller.suspend();
+    expect(poller.latest).toBeUndefined();
+    release();
+
+    // the TA now fails: without last good data, the first poll after start says "error" with no targets, not "stale"
+    ta.jobRoute = (_req, res) => sendJson(res, { error: "down" }, 500);
+    poller.start();
+    const after = await until(() => poller.latest, (s) => status(s, "per-node").state !== "starting", 10_000, "a poll after start");
+    expect(status(after, "per-node").state).toBe("error");
+    expect(after.analysis.roles["per-node"]?.targets ?? 0).toBe(0);
+
+    ta.jobRoute = null;
+    const back = await until(() => poller.latest, (s) => status(s, "per-node").state === "ok", 10_000, "the TA back");
+    expect(back.analysis.roles["per-node"]!.targets).toBe(3);
   });
 
   it("requests waiting for the first poll: each leaves at its timeout, and past the cap they are refused at once", async () => {

@@ -179,9 +179,10 @@ export class ClusterPoller {
   }
 
   /**
-   * Stops polling until the next start(): the timer, the informers and the TAs' idle connections, and forgets the latest
-   * snapshot (another replica polls the cluster meanwhile; the next snapshot here starts a new series, not a diff against
-   * this one). A poll in flight finishes without publishing.
+   * Stops polling until the next start(): the timer, the informers and the TAs' clients, and forgets the latest snapshot
+   * and the TAs' last good data (another replica polls the cluster meanwhile; the next snapshot here starts a new series
+   * from fresh readings, not a diff against this one, and a replica that handed clusters over does not keep their data).
+   * A poll in flight finishes without publishing or keeping what it read.
    */
   async suspend(): Promise<void> {
     this.suspended = true;
@@ -190,7 +191,14 @@ export class ClusterPoller {
     const kube = this.kube;
     this.kube = undefined;
     this.snapshot = undefined;
-    for (const c of this.tas.values()) c.close();
+    for (const role of ROLES) {
+      this.tas.get(role)?.close();
+      this.tas.delete(role);
+      this.taStatus.delete(role);
+      this.lastGood.delete(role);
+      const ta = this.config.targetAllocators[role];
+      if (ta) this.addClient(role, ta);
+    }
     await kube?.stop();
   }
 
@@ -256,11 +264,14 @@ export class ClusterPoller {
         status.lastAttempt = Date.now();
         try {
           const r = await client.read();
+          // the client was replaced meanwhile (suspended, or the TA's entry changed): its reading is not kept
+          if (this.tas.get(role) !== client) return null;
           this.lastGood.set(role, toView(r));
           Object.assign(status, { state: "ok", lastSuccess: Date.now(), latencyMs: r.ms, error: null });
           this.errorLog.note(status.source, null);
           return r;
         } catch (e) {
+          if (this.tas.get(role) !== client) return null;
           const err = e instanceof SourceError ? e : new SourceError({ source: status.source, kind: "network", message: String((e as Error)?.message ?? e) });
           this.errorLog.note(status.source, err);
           Object.assign(status, { state: this.lastGood.has(role) ? "stale" : "error", error: err.toJSON() });
