@@ -105,6 +105,15 @@ export class ClusterPoller {
     }
   }
 
+  /** The role's client, status and last good data dropped, and a fresh client for `ta` (none when the role has no TA). */
+  private renewClient(role: Role, ta: TaConfig | undefined): void {
+    this.tas.get(role)?.close();
+    this.tas.delete(role);
+    this.taStatus.delete(role);
+    this.lastGood.delete(role);
+    if (ta) this.addClient(role, ta);
+  }
+
   /**
    * Reads the TAs of `entries` from now on (discovery found others, or the same ones changed): a role whose entry is
    * unchanged keeps its client and last good data; when the collectors' selectors changed, the informers start again
@@ -119,13 +128,7 @@ export class ClusterPoller {
     );
     this.config = { ...this.config, targetAllocators: entries };
     for (const role of ROLES) {
-      if (sameJson(before[role], entries[role])) continue;
-      this.tas.get(role)?.close();
-      this.tas.delete(role);
-      this.taStatus.delete(role);
-      this.lastGood.delete(role);
-      const ta = entries[role];
-      if (ta) this.addClient(role, ta);
+      if (!sameJson(before[role], entries[role])) this.renewClient(role, entries[role]);
     }
     const kube = this.kube;
     if (collectorsChanged && kube) {
@@ -191,14 +194,7 @@ export class ClusterPoller {
     const kube = this.kube;
     this.kube = undefined;
     this.snapshot = undefined;
-    for (const role of ROLES) {
-      this.tas.get(role)?.close();
-      this.tas.delete(role);
-      this.taStatus.delete(role);
-      this.lastGood.delete(role);
-      const ta = this.config.targetAllocators[role];
-      if (ta) this.addClient(role, ta);
-    }
+    for (const role of ROLES) this.renewClient(role, this.config.targetAllocators[role]);
     await kube?.stop();
   }
 
