@@ -8,11 +8,12 @@
  *     replicas, and one replica: the built dashboard with the N clusters, `lease` (the Leases on the first demo's API)
  *     and `fleet` (that Prometheus) in its configuration. It holds every cluster's Lease; K poll intervals measured.
  *  3. A second replica started beside it, as a scale-up does: the clusters are shared out (N/2 each, by their Leases);
- *     once balanced and every cluster polled by its new holder, K poll intervals measured again.
+ *     once balanced and every cluster polled twice by its new holder, K poll intervals measured again.
  *
  * Each measurement runs from a poll's end until K polls of every cluster have ended, and takes:
  *  - CPU: the dashboard processes' own (every thread, user + system, from /proc) over the window, per target polled in
- *    it (each poll's targets counted: the cluster's total, read from the API);
+ *    it (each poll's targets counted: the cluster's total, read from the API); also each replica's by thread (serving,
+ *    poll worker, the rest) and by half of the window;
  *  - the API: GET /api/v1/summary of each cluster in turn, on each replica in turn, every 200 ms, its p95;
  *  - RSS of each replica's process tree after the window;
  *  - the requests each cluster's TAs served, read from the TAs' own metrics (the request-duration histogram's count, as
@@ -39,7 +40,7 @@ import { DERIVED_METRICS } from "@/lib/metrics/derived";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { FIRST_ROW } from "./bench-fleet.mts";
-import { buildIfMissing, cpuOfTree, freePort, launchChromium, pct, rssOfTree, startDashboard, startDemo, stopAll, timeFirstPaint, waitReady, warmChromium, type Dashboard, type FirstPaint } from "./harness.mts";
+import { buildIfMissing, cpuOfThreads, cpuOfTree, freePort, launchChromium, pct, rssOfTree, startDashboard, startDemo, stopAll, timeFirstPaint, waitReady, warmChromium, type Dashboard, type FirstPaint } from "./harness.mts";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 export const CLUSTERS_TARGETS = {
@@ -233,6 +234,34 @@ export interface Phase {
   peersCpuMs: number;
   /** clusters without two readings of their TAs in the window */
   taReadingsMissing?: number;
+  /** each replica's CPU over the window (ms), by thread and by half of the window (a replica warming up shows in its first half) */
+  cpuByReplica: ReplicaCpu[];
+}
+
+export interface ReplicaCpu {
+  /** the serving thread (the process' main thread) */
+  servingMs: number;
+  /** the busiest other thread: the poll worker */
+  workerMs: number;
+  /** every other thread (the garbage collector's, libuv's) */
+  otherMs: number;
+  firstHalfMs: number;
+  secondHalfMs: number;
+}
+
+/** Each thread's CPU between two readings of cpuOfThreads, split as ReplicaCpu says (`mid`: a reading between them). */
+export function replicaCpu(pid: number, at0: Map<string, number>, mid: Map<string, number>, at1: Map<string, number>): ReplicaCpu {
+  const delta = (a: Map<string, number>, b: Map<string, number>, key: string) => (b.get(key) ?? a.get(key) ?? 0) - (a.get(key) ?? 0);
+  const main = `${pid}/${pid}`;
+  const others = [...at1.keys()].filter((k) => k !== main).map((k) => delta(at0, at1, k)).sort((x, y) => y - x);
+  const sum = (a: Map<string, number>, b: Map<string, number>) => [...b.keys()].reduce((s, k) => s + delta(a, b, k), 0);
+  return {
+    servingMs: delta(at0, at1, main),
+    workerMs: others[0] ?? 0,
+    otherMs: others.slice(1).reduce((s, x) => s + x, 0),
+    firstHalfMs: sum(at0, mid),
+    secondHalfMs: sum(mid, at1),
+  };
 }
 
 /**
@@ -247,6 +276,8 @@ async function measure(
   const t0 = await watch.nextPollEnd();
   const seen0 = Date.now();
   const cpu0 = replicas.map((r) => cpuOfTree(r.pid));
+  const threads0 = replicas.map((r) => cpuOfThreads(r.pid));
+  let threadsMid: Map<string, number>[] | undefined;
   const machine0 = machineTicks();
   const peers0 = o.peers.reduce((x, pid) => x + cpuOfTree(pid), 0);
   const latencies: number[] = [];
@@ -266,9 +297,20 @@ async function measure(
   const need = o.pollsPerCluster * clusters.length;
   const polledSince = () => clusters.reduce((s, c) => s + watch.endsIn(c, t0, Infinity), 0);
   log(`${label}: measuring until ${o.pollsPerCluster} polls of each of the ${clusters.length} cluster(s) end...`);
-  await until(`${need} polls`, () => (polledSince() >= need ? true : undefined), (o.pollsPerCluster + 6) * o.intervalS * 2000, 100);
+  await until(
+    `${need} polls`,
+    () => {
+      const n = polledSince();
+      if (!threadsMid && n >= need / 2) threadsMid = replicas.map((r) => cpuOfThreads(r.pid));
+      return n >= need ? true : undefined;
+    },
+    (o.pollsPerCluster + 6) * o.intervalS * 2000,
+    100,
+  );
   const seen1 = Date.now();
   const cpu1 = replicas.map((r) => cpuOfTree(r.pid));
+  const threads1 = replicas.map((r) => cpuOfThreads(r.pid));
+  const cpuByReplica = replicas.map((r, i) => replicaCpu(r.pid, threads0[i], threadsMid?.[i] ?? threads1[i], threads1[i]));
   const machine1 = machineTicks();
   const peersCpuMs = o.peers.reduce((x, pid) => x + cpuOfTree(pid), 0) - peers0;
   const t1 = Math.max(...clusters.flatMap((c) => [...(watch.ends.get(c) ?? [])]));
@@ -339,6 +381,7 @@ async function measure(
     firstRenders,
     machineCores: (machine1.busy - machine0.busy) / ((machine1.busy + machine1.idle - machine0.busy - machine0.idle) / os.availableParallelism()),
     peersCpuMs,
+    cpuByReplica,
     ...(perPoll.length < clusters.length ? { taReadingsMissing: clusters.length - perPoll.length } : {}),
   };
 }
@@ -501,8 +544,11 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
     );
     const balancedAfterMs = Date.now() - startedAt;
     const balancedAt = Date.now();
-    log(`shared out ${(await held(REPLICAS[0]))} / ${await held(REPLICAS[1])} after ${(balancedAfterMs / 1000).toFixed(1)} s; waiting for a poll of every cluster by its new holder...`);
-    await until("a poll of every cluster since", () => (names.every((c) => watch.endsIn(c, balancedAt, Infinity) > 0) ? true : undefined), 4 * o.intervalS * 1000, 250);
+    // the window starts once every cluster has been polled twice by its holder since the balance: a cluster's first polls
+    // by a new holder build its state there (the history's first rows, code still compiling), a cost of the hand-over, not
+    // of polling; the halves of the window (printed per replica) show whether a replica was still warming up
+    log(`shared out ${(await held(REPLICAS[0]))} / ${await held(REPLICAS[1])} after ${(balancedAfterMs / 1000).toFixed(1)} s; waiting for two polls of every cluster by its new holder...`);
+    await until("two polls of every cluster since", () => (names.every((c) => watch.endsIn(c, balancedAt, Infinity) >= 2) ? true : undefined), 6 * o.intervalS * 1000, 250);
     const two = await measure(`two replicas, ${o.clusters} clusters`, { replicas: [a, b], watch, clusters: names, targets, pollsPerCluster: o.pollsPerCluster, intervalS: o.intervalS, peers, browser, fleet: true });
 
     const worth = Object.values(one.ta.perPoll).reduce((x, y) => x + y, 0);
@@ -579,6 +625,10 @@ export function printClusters(r: ClustersBench): void {
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((x) => x[i].length)));
   for (const x of rows) console.log(x.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+  for (const p of [r.single, r.one, r.two]) {
+    const each = p.cpuByReplica.map((c, i) => `${p.replicas > 1 ? `${REPLICAS[i]}: ` : ""}serving ${fmt(c.servingMs / 1000, 1)} s, poll worker ${fmt(c.workerMs / 1000, 1)} s, other threads ${fmt(c.otherMs / 1000, 1)} s (halves ${fmt(c.firstHalfMs / 1000, 1)} / ${fmt(c.secondHalfMs / 1000, 1)} s)`);
+    console.log(`CPU by thread, ${p.label}: ${each.join("; ")}`);
+  }
   console.log(`the second replica's start to ${Math.ceil(r.clusters / 2)} clusters each: ${fmt(r.balancedAfterMs / 1000, 1)} s`);
   console.log("\nTargets");
   for (const t of r.targets) console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.name.padEnd(52)} ${t.shown.padEnd(52)} ${t.target}`);

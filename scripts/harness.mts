@@ -139,7 +139,7 @@ export async function stopAll(): Promise<void> {
   children.clear();
 }
 
-export { cpuOfTree, processTree, rssOfTree } from "./proc.mts";
+export { cpuOfThreads, cpuOfTree, processTree, rssOfTree } from "./proc.mts";
 
 /** Headless Chromium as the benches time pages in it (/usr/bin/chromium, or CHROMIUM_PATH). */
 export function launchChromium(): Promise<Browser> {
