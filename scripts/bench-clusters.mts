@@ -426,8 +426,11 @@ export interface ClustersBench {
   pass: boolean;
 }
 
-/** `profile`: a folder for V8 CPU profiles of the one cluster's dashboard and of the first replica (every thread) */
-export async function benchClusters(o: { clusters: number; nodes: number; pollsPerCluster: number; intervalS: number; profile?: string }): Promise<ClustersBench> {
+/**
+ * `profile`: a folder for V8 CPU profiles of the one cluster's dashboard and of the first replica (every thread);
+ * `hold`: given the figures, then everything is kept running until SIGINT or SIGTERM.
+ */
+export async function benchClusters(o: { clusters: number; nodes: number; pollsPerCluster: number; intervalS: number; profile?: string; hold?: (r: ClustersBench) => void }): Promise<ClustersBench> {
   if (!fs.existsSync(PROMETHEUS)) throw new Error(`${PROMETHEUS} is missing: install Debian's "prometheus" package (apt-get install -y prometheus)`);
   buildIfMissing(log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-clusters-"));
@@ -554,7 +557,16 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
     const worth = Object.values(one.ta.perPoll).reduce((x, y) => x + y, 0);
     const r: Omit<ClustersBench, "targets" | "pass"> = { clusters: o.clusters, nodes: o.nodes, intervalS: o.intervalS, single, one, two, balancedAfterMs, worth };
     const targetsJudged = judge(r);
-    return { ...r, targets: targetsJudged, pass: targetsJudged.every((t) => t.pass) };
+    const result = { ...r, targets: targetsJudged, pass: targetsJudged.every((t) => t.pass) };
+    if (o.hold) {
+      o.hold(result);
+      log(`holding (Ctrl-C ends): ${REPLICAS.map((n, i) => `${n} ${[a, b][i].base} (pid ${[a, b][i].pid})`).join(", ")}; Prometheus ${promUrl}; demos' kubeconfigs under ${dir}`);
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+    }
+    return result;
   } finally {
     for (const w of watches) await w.stop();
     for (const t of tas) t.close();

@@ -67,7 +67,8 @@ const USAGE = `usage: npm run bench -- [options]
                           dashboard replica, then by two sharing them by their Leases, against one cluster of N x nodes
                           in the same run: CPU per target, RSS, API p95, the overview's and the fleet page's first
                           paint, the TAs' requests per poll interval (scripts/bench-clusters.mts); --polls: polls of
-                          each cluster measured (default 8)
+                          each cluster measured (default 8); --hold: after the figures, keep the demos, Prometheus and
+                          both replicas running (their addresses printed) until Ctrl-C, to look at them by hand
   --help                  this text
 Needs a build (npm run build; built when missing) and Chromium (/usr/bin/chromium or CHROMIUM_PATH).`;
 
@@ -106,6 +107,7 @@ const values = parseCommandLine(
     fleet: { type: "string" },
     clusters: { type: "string" },
     screenshots: { type: "string" },
+    hold: { type: "boolean" },
     help: { type: "boolean" },
   },
   USAGE,
@@ -133,8 +135,8 @@ if (values.clusters !== undefined) {
   if (!Number.isInteger(nodes) || nodes < 1 || clusters * nodes > 5000) usageError(`--nodes: nodes per cluster, at most 5,000 in all (the one cluster as large as all of them), got "${values.nodes}"`);
   if (!Number.isInteger(polls) || polls < 2 || polls > 100) usageError(`--polls: from 2 to 100, got "${values.polls}"`);
   if (!Number.isFinite(interval) || interval < 2 || interval > 120) usageError(`--interval: seconds from 2 to 120, got "${values.interval}"`);
-  const r = await benchClusters({ clusters, nodes, pollsPerCluster: polls, intervalS: interval, profile: values.profile });
-  printClusters(r);
+  const r = await benchClusters({ clusters, nodes, pollsPerCluster: polls, intervalS: interval, profile: values.profile, hold: values.hold ? (r) => printClusters(r) : undefined });
+  if (!values.hold) printClusters(r);
   process.exit(r.pass ? 0 : 1);
 }
 if (values.ta !== undefined && values.ta !== "real" && values.ta !== "simulated") {
