@@ -14,6 +14,7 @@ import YAML from "yaml";
 import { launchDemo } from "@allocation-lens/demo-cluster";
 import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
 import { freePort } from "@allocation-lens/test-support/ports";
+import { SERVING_ENV, SERVING_NODE_FLAGS } from "../lib/node-flags";
 import { ENV_FILE, SCREENSHOTS, type DemoName, type E2eEnv } from "./env";
 
 const root = process.cwd();
@@ -67,11 +68,12 @@ export default async function globalSetup() {
     : undefined;
   const configFile = path.join(root, "artifacts", "e2e-config.yaml");
   fs.writeFileSync(configFile, YAML.stringify({ ...config, ...(fleet ? { fleet } : {}) }));
-  // the server entry, as `npm start` and the container image run it (limits and body gate in front of Next.js)
-  const server = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], {
+  // the server entry, as `npm start` and the container image run it (limits and body gate in front of Next.js, the
+  // process' flags and malloc setting)
+  const server = spawn(process.execPath, [...SERVING_NODE_FLAGS, path.join(root, "scripts/start.mjs")], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: port },
+    env: { ...process.env, ...SERVING_ENV, ALLOCATION_LENS_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", HOST: "127.0.0.1", PORT: port },
   });
   const baseURL = `http://127.0.0.1:${port}`;
   await waitForHttp(`${baseURL}/api/readyz`, { timeoutMs: 120_000, child: server, what: "the dashboard" });

@@ -6,8 +6,9 @@
  * entry (which answers GET /metrics itself, server/inbound/metrics.ts) share one. Nothing here imports the runtime: each
  * side passes the one it has.
  */
-import { collectDefaultMetrics, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { PollHost } from "@/server/poll/host";
+import type { ShardView } from "@/server/lease/shards";
 
 const KEY = Symbol.for("allocation-lens.metrics");
 type Holder = { [KEY]?: Registry };
@@ -19,6 +20,51 @@ function registry(): Registry {
     collectDefaultMetrics({ register: holder[KEY] });
   }
   return holder[KEY];
+}
+
+/** The series of the clusters' sharing over the replicas (with `lease`): read from the elections at each scrape. */
+export const LEASE_METRICS = {
+  held: {
+    name: "allocation_lens_lease_held",
+    help: "1 when this replica holds the cluster's Lease (it polls the cluster and its allocation_lens_* series come from here), 0 when another replica or nobody does.",
+  },
+  replicas: { name: "allocation_lens_lease_replicas", help: "Live replicas this replica sees in the membership Leases, itself among them." },
+  share: {
+    name: "allocation_lens_lease_share",
+    help: "The most cluster Leases this replica may hold: the clusters divided by the live replicas, rounded up (every cluster while the membership cannot be listed).",
+  },
+} as const;
+
+/**
+ * Registers the lease series, read from `view` at each scrape (`clusters`: every cluster of the configuration, in its
+ * order). A later call (a runtime made again) replaces the earlier one's.
+ */
+export function registerLeaseMetrics(view: () => ShardView, clusters: readonly string[]): void {
+  const r = registry();
+  for (const m of Object.values(LEASE_METRICS)) r.removeSingleMetric(m.name);
+  new Gauge({
+    ...LEASE_METRICS.held,
+    labelNames: ["cluster"],
+    registers: [r],
+    collect() {
+      const held = new Set(view().held);
+      for (const c of clusters) this.set({ cluster: c }, held.has(c) ? 1 : 0);
+    },
+  });
+  new Gauge({
+    ...LEASE_METRICS.replicas,
+    registers: [r],
+    collect() {
+      this.set(view().members.length);
+    },
+  });
+  new Gauge({
+    ...LEASE_METRICS.share,
+    registers: [r],
+    collect() {
+      this.set(view().share);
+    },
+  });
 }
 
 /** How long a scrape waits for the runtime or the worker's part before answering without it. */

@@ -16,6 +16,7 @@ import { configPathFromEnv, loadConfigFile, NO_CONFIGURATION, writeDiscoveryConf
 import { replicaIdentity, type ReplicaIdentity } from "@/lib/lease/identity";
 import { leaseCalls } from "@/server/lease/elector";
 import { memberCalls, ShardedLeases } from "@/server/lease/shards";
+import { registerLeaseMetrics } from "@/server/metrics";
 import { keepAliveApiClient } from "@/server/kube/keep-alive";
 import { kubeConfigFor } from "@/server/kube/informers";
 import { loadPeerToken, type PeerToken } from "@/server/lease/peer";
@@ -107,6 +108,7 @@ function startElections(config: Config, host: PollHost, peer: PeerToken): NonNul
     (cluster, v) => host.setHolder(cluster, v),
   );
   shards.start();
+  registerLeaseMetrics(() => shards.view, config.clusters.map((c) => c.name));
   return { me, peer, shards };
 }
 

@@ -4,7 +4,7 @@
  * configuration, the first cluster's API holding every Lease.
  *
  * - Balanced: each replica holds two cluster Leases; every replica answers for every cluster (the others through the
- *   holder); each cluster's TAs are polled by its holder alone.
+ *   holder); each cluster's TAs are polled by its holder alone; each replica's lease series say what the Leases say.
  * - SIGKILL of one replica: its two clusters move to the other two (three each) within the Lease duration plus two
  *   renewal periods, and nothing else moves.
  * - Started again: two clusters move to it, each handed over once, and the three hold two each again.
@@ -73,6 +73,26 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     }
   }
 
+  /**
+   * every replica's /metrics says what the Leases say: allocation_lens_lease_held 1 for the clusters it holds and 0 for
+   * the others, `members` live replicas and a share of `share` (the elections' view follows the Leases within a renewal)
+   */
+  async function leaseSeriesAgree(members: number, share: number): Promise<void> {
+    await waitFor(
+      `the lease series of every replica to agree with the Leases (${members} replicas, a share of ${share})`,
+      async () => {
+        const h = holders();
+        for (const r of replicas.values()) {
+          const m = parseMetrics((await api(r, "/metrics")).text);
+          if (CLUSTERS.some((cl) => m.value("allocation_lens_lease_held", { cluster: cl }) !== (h[cl] === r.name ? 1 : 0))) return undefined;
+          if (m.value("allocation_lens_lease_replicas") !== members || m.value("allocation_lens_lease_share") !== share) return undefined;
+        }
+        return true;
+      },
+      { timeoutMs: 10_000, intervalMs: 200, last: holders },
+    );
+  }
+
   beforeAll(async () => {
     for (let i = 0; i < CLUSTERS.length; i++) demos.push(await startDemoCluster({ pollInterval: INTERVAL_S, nodes: 3, seed: 31 + i }));
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-shards-"));
@@ -98,6 +118,7 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     const c = await waitFor("two clusters each", balancedAt(2), { timeoutMs: 30_000, last: holders });
     console.log(`shards: balanced ${JSON.stringify(c)}: ${JSON.stringify(holders())}`);
     await everyReplicaAnswersEveryCluster();
+    await leaseSeriesAgree(3, 2);
 
     const sent = async () => {
       const per = new Map<string, Record<string, number>>();
@@ -138,6 +159,7 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     expect(movedAfterMs).toBeGreaterThanOrEqual((DURATION_S - RENEW_S) * 1000 - 500);
     expect(movedAfterMs).toBeLessThanOrEqual((DURATION_S + 2 * RENEW_S) * 1000 + 1000);
     await everyReplicaAnswersEveryCluster();
+    await leaseSeriesAgree(2, 3);
   });
 
   it("started again: two clusters move to it, each handed over once; two each again", async () => {
