@@ -24,4 +24,15 @@ describe("AnswerCache", () => {
     await expect(c.get("x", 0, () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     await expect(c.get("x", 1, () => Promise.resolve(7))).resolves.toBe(7);
   });
+
+  it("peeks at a kept answer past its time without computing, and has nothing for an unknown key", async () => {
+    const c = new AnswerCache<number>(4, 1000);
+    await c.get("x", 0, () => Promise.resolve(7));
+    expect(await c.peek("x")).toBe(7);
+    expect(c.peek("y")).toBeUndefined();
+    expect(c.computed).toBe(1);
+    // past its time, get computes again; peek still had the old one until then
+    expect(await c.get("x", 5000, () => Promise.resolve(8))).toBe(8);
+    expect(await c.peek("x")).toBe(8);
+  });
 });

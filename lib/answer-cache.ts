@@ -37,6 +37,11 @@ export class AnswerCache<T> {
     return value;
   }
 
+  /** The answer kept under `key`, expired or not, without computing anything or changing the order (undefined: none). */
+  peek(key: string): Promise<T> | undefined {
+    return this.entries.get(key)?.value;
+  }
+
   /** Drops one entry (an answer that must not be kept). */
   forget(key: string): void {
     this.entries.delete(key);

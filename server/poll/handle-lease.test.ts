@@ -3,7 +3,7 @@
  * good answer when the source fails (a takeover's first poll pending: as it was; the holder out of reach: marked stale).
  * The worker is a fake (`ask`); the holder is a small HTTP server speaking the peer path.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -30,8 +30,8 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function fakeHost(ask: () => Promise<Answer>, peer?: PeerToken): PollHost {
-  return { ask, peer } as unknown as PollHost;
+function fakeHost(ask: () => Promise<Answer>, peer?: PeerToken, workerUp = true): PollHost {
+  return { ask, peer, workerUp } as unknown as PollHost;
 }
 
 describe("ClusterHandle with lease", () => {
@@ -54,6 +54,30 @@ describe("ClusterHandle with lease", () => {
     next = async () => encode({ error: { code: "not_ready" } }, 503);
     h.polled(meta(2), []);
     expect((await h.answer({ route: "summary", search: "" })).status).toBe(503);
+  });
+
+  it("without lease, while the worker starts again, the answer of its last poll is served however long the restart takes", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const up = { workerUp: true };
+      const host = { ask: async () => encode(view(1)), get workerUp() { return up.workerUp; } } as unknown as PollHost;
+      const h = new ClusterHandle(config, host, false);
+      h.polled(meta(1), []);
+      const first = await h.answer({ route: "summary", search: "" });
+      // the worker ends; the restart takes longer than an answer is kept (two poll intervals)
+      up.workerUp = false;
+      (host as unknown as { ask: () => Promise<Answer> }).ask = () => Promise.reject(Object.assign(new Error("the poll worker is restarting"), { status: 503 }));
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(await h.answer({ route: "summary", search: "" })).toBe(first);
+      // a question never answered before gets the worker's refusal
+      await expect(h.answer({ route: "nodes", search: "" })).rejects.toMatchObject({ status: 503 });
+      // running again: answers kept past their time are asked again
+      up.workerUp = true;
+      (host as unknown as { ask: () => Promise<Answer> }).ask = async () => encode(view(2));
+      expect(decode(await h.answer({ route: "summary", search: "" }))).toEqual(view(2));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe("remote", () => {

@@ -194,7 +194,13 @@ export class ClusterHandle {
   /** The answer to a question, from what the worker pushed or was asked this poll, or asked now (of the holder, when remote). */
   answer(question: AnswerQuestion): Promise<Answer> {
     const key = questionKey(question);
-    if (!this.leased) return this.answers.get(key, Date.now(), () => this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question }).then(keepOk(key, this.answers)));
+    if (!this.leased) {
+      // the worker is starting again: the answer kept from its last poll, however old (it carries its poll's time),
+      // rather than a 503 once its time in the cache has run out
+      const kept = this.host.workerUp ? undefined : this.answers.peek(key);
+      if (kept) return kept;
+      return this.answers.get(key, Date.now(), () => this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question }).then(keepOk(key, this.answers)));
+    }
     const last = this.lastGood.get(key);
     // the holder is out of reach: the last answer at once, marked, instead of a wait for a timeout per request
     if (this.current.kind === "remote" && this.problem && last) return Promise.resolve(this.marked(last, this.problem));
@@ -332,6 +338,11 @@ export class PollHost {
   private restartTimer: NodeJS.Timeout | undefined;
   /** worker starts so far (1 + restarts) */
   starts = 0;
+
+  /** a worker is running (false from its end until the next one starts) */
+  get workerUp(): boolean {
+    return this.worker !== undefined;
+  }
   /** the poll thread's scheduling priority, as the worker reported it when it started */
   priority: string | undefined;
   private readonly heap: Config["pollWorker"];

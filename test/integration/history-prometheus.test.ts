@@ -102,7 +102,7 @@ describe.skipIf(!HAVE_PROMETHEUS)("churn from Debian's Prometheus scraping the d
       },
       { timeoutMs: 30_000, intervalMs: 250 },
     );
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await prom?.kill();
