@@ -1,6 +1,7 @@
 import "server-only";
 /**
- * One poller per cluster, whatever the number of browsers: reads every TA of the cluster once per interval (never two polls
+ * One poller per cluster, whatever the number of browsers: reads every TA of the cluster once per interval, on the
+ * cluster's phase in it (lib/poll-schedule.ts: clusters polled by one process spread over the interval; never two polls
  * at once; when a poll takes longer than the interval the next one starts right after it), reads the Kubernetes informer
  * caches, runs the analysis and keeps the latest snapshot. A failing source keeps its last good data and is marked stale.
  * Reading a TA has a deadline of its own (TaClient): a TA that answers slowly is cut off and marked stale, and the poll
@@ -21,6 +22,7 @@ import { agentPodFromObject, monitorFromObject, nodeInfoFromObject } from "@/ser
 import { BoundedWaiters } from "@/lib/waiters";
 import { SourceErrorLog } from "@/server/net/error-log";
 import { threadCpuMs } from "@/lib/thread-cpu";
+import { nextPollDelayMs, pollPhaseMs } from "@/lib/poll-schedule";
 import type { TaConfig } from "@/lib/config/schema";
 import type { DiscoveryView } from "@/lib/api/schemas";
 import { discoveryLine, TaDiscovery, type DiscoveryReading } from "@/server/discovery/service";
@@ -239,15 +241,16 @@ export class ClusterPoller {
   private async tick(): Promise<void> {
     if (this.stopped || this.suspended || this.running) return;
     this.running = true;
-    const started = performance.now();
+    const startedAt = Date.now();
     try {
       await this.rediscover();
       await this.poll();
     } finally {
       this.running = false;
-      const took = performance.now() - started;
-      const interval = this.config.pollIntervalSeconds * 1000;
-      if (!this.stopped && !this.suspended) this.timer = setTimeout(() => void this.tick(), Math.max(0, interval - took));
+      // the next poll on the cluster's phase in the interval (lib/poll-schedule.ts), at once when this one ran past it
+      const intervalMs = this.config.pollIntervalSeconds * 1000;
+      const delay = nextPollDelayMs({ now: Date.now(), startedAt, intervalMs, phaseMs: pollPhaseMs(this.config.name, intervalMs) });
+      if (!this.stopped && !this.suspended) this.timer = setTimeout(() => void this.tick(), delay);
     }
   }
 

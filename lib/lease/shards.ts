@@ -17,22 +17,13 @@
  * every cluster and then handing most of them back.
  */
 import { expiresAt, type Observation } from "@/lib/lease/election";
+import { fnv1a } from "@/lib/hash";
 
 /** The label of the membership Leases; its value tells installations in one namespace apart (memberLabelValue). */
 export const MEMBER_LABEL = "allocation-lens.io/members-of";
 
 const DNS_LABEL_MAX = 63;
 const NAME_MAX = 253;
-
-/** FNV-1a, 32 bits: a stable hash of a text (the same in every replica and every release of the code). */
-export function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 const hex = (n: number) => n.toString(16).padStart(8, "0");
 

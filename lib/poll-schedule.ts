@@ -1,0 +1,28 @@
+/**
+ * When a cluster's next poll starts. Each cluster has a phase in the poll interval, from a hash of its name, and its polls
+ * start at the instants of that phase (wall clock: `phase + k × interval`), as Prometheus spreads its scrapes over the
+ * interval by a hash of each target. Clusters started together (a replica that takes many Leases at once, a restart) then
+ * do not all poll at the same moment every interval: the reads of their TAs, the parsing and the answers spread over the
+ * interval instead of meeting in one burst of CPU and memory, and a cluster keeps its phase when another replica takes
+ * it over. Pure.
+ */
+import { fnv1a } from "@/lib/hash";
+
+/** The cluster's phase in an interval of `intervalMs`: from 0 to intervalMs (excluded). */
+export function pollPhaseMs(cluster: string, intervalMs: number): number {
+  return intervalMs > 0 ? fnv1a(cluster) % Math.max(1, Math.round(intervalMs)) : 0;
+}
+
+/**
+ * The wait before the next poll of a poll that started at `startedAt` and ends at `now`: until the first instant of the
+ * cluster's phase at least half an interval after that start. A cluster's first poll (at its start, whatever the phase)
+ * is followed by one within half to one and a half intervals, then every interval on its phase; a poll that runs past
+ * that instant is followed at once (never two at a time, never a poll skipped for lateness).
+ */
+export function nextPollDelayMs(o: { now: number; startedAt: number; intervalMs: number; phaseMs: number }): number {
+  const { now, startedAt, intervalMs, phaseMs } = o;
+  if (!(intervalMs > 0)) return 0;
+  const earliest = startedAt + intervalMs / 2;
+  const slot = phaseMs + Math.ceil((earliest - phaseMs) / intervalMs) * intervalMs;
+  return Math.max(0, slot - now);
+}
