@@ -28,14 +28,14 @@ describe("nextPollDelayMs", () => {
     expect(nextPollDelayMs({ startedAt: 1_000_003_000, now: 1_000_003_800, intervalMs: I, phaseMs: 3000 })).toBe(I - 800);
   });
 
-  it("the first poll, off its phase, is followed by one on the phase within half to one and a half intervals", () => {
+  it("the first poll, off its phase, is followed by one on the phase within one to two intervals", () => {
     const phaseMs = 3000;
-    for (const startedAt of [1_000_000_000, 1_000_002_000, 1_000_007_999, 1_000_008_000, 1_000_009_999]) {
+    for (const startedAt of [1_000_000_000, 1_000_002_000, 1_000_002_999, 1_000_003_001, 1_000_007_999, 1_000_009_999]) {
       const delay = nextPollDelayMs({ startedAt, now: startedAt + 100, intervalMs: I, phaseMs });
       const next = startedAt + 100 + delay;
       expect((next - phaseMs) % I, `next poll on the phase after a start at ${startedAt}`).toBe(0);
-      expect(next - startedAt).toBeGreaterThanOrEqual(I / 2);
-      expect(next - startedAt).toBeLessThanOrEqual(1.5 * I);
+      expect(next - startedAt).toBeGreaterThanOrEqual(I);
+      expect(next - startedAt).toBeLessThan(2 * I);
     }
   });
 
@@ -43,9 +43,9 @@ describe("nextPollDelayMs", () => {
     expect(nextPollDelayMs({ startedAt: 1_000_003_000, now: 1_000_014_500, intervalMs: I, phaseMs: 3000 })).toBe(0);
   });
 
-  it("back on its phase after an overrun", () => {
-    // the poll started late (at once after an overrun, at 14,500) and took 2 s: the next is on the phase at 23,000
+  it("back on its phase after an overrun, never sooner than an interval after the last start", () => {
+    // the poll started late (at once after an overrun, at 14,500) and took 2 s: the next is on the phase at 33,000
     const d = nextPollDelayMs({ startedAt: 1_000_014_500, now: 1_000_016_500, intervalMs: I, phaseMs: 3000 });
-    expect(1_000_016_500 + d).toBe(1_000_023_000);
+    expect(1_000_016_500 + d).toBe(1_000_033_000);
   });
 });

@@ -15,14 +15,15 @@ export function pollPhaseMs(cluster: string, intervalMs: number): number {
 
 /**
  * The wait before the next poll of a poll that started at `startedAt` and ends at `now`: until the first instant of the
- * cluster's phase at least half an interval after that start. A cluster's first poll (at its start, whatever the phase)
- * is followed by one within half to one and a half intervals, then every interval on its phase; a poll that runs past
- * that instant is followed at once (never two at a time, never a poll skipped for lateness).
+ * cluster's phase at least one interval after that start, so that a TA is never read more often than once per interval.
+ * A cluster's first poll (at its start, whatever the phase) is followed by one within one to two intervals, then every
+ * interval on its phase; a poll that runs past that instant is followed at once (never two at a time), and the one after
+ * it is back on the phase.
  */
 export function nextPollDelayMs(o: { now: number; startedAt: number; intervalMs: number; phaseMs: number }): number {
   const { now, startedAt, intervalMs, phaseMs } = o;
   if (!(intervalMs > 0)) return 0;
-  const earliest = startedAt + intervalMs / 2;
+  const earliest = startedAt + intervalMs;
   const slot = phaseMs + Math.ceil((earliest - phaseMs) / intervalMs) * intervalMs;
   return Math.max(0, slot - now);
 }
