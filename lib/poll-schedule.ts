@@ -14,16 +14,17 @@ export function pollPhaseMs(cluster: string, intervalMs: number): number {
 }
 
 /**
- * The wait before the next poll of a poll that started at `startedAt` and ends at `now`: until the first instant of the
- * cluster's phase at least one interval after that start, so that a TA is never read more often than once per interval.
- * A cluster's first poll (at its start, whatever the phase) is followed by one within one to two intervals, then every
- * interval on its phase; a poll that runs past that instant is followed at once (never two at a time), and the one after
- * it is back on the phase.
+ * The wait before the next poll, at `now`, of a poll that was due at `dueAt`: the instant its timer was set for (an
+ * instant of the cluster's phase), or its start when it had none (a cluster's first poll, or one started at once after
+ * a poll that ran late). The next poll is due at the first instant of the phase at least one interval after `dueAt`:
+ * one per interval on the phase, whatever the timer's own lateness; a cluster's first poll (at its start, whatever the
+ * phase) is followed by one within one to two intervals; a poll that runs past the next instant is followed at once
+ * (never two at a time), and the one after that is back on the phase.
  */
-export function nextPollDelayMs(o: { now: number; startedAt: number; intervalMs: number; phaseMs: number }): number {
-  const { now, startedAt, intervalMs, phaseMs } = o;
+export function nextPollDelayMs(o: { now: number; dueAt: number; intervalMs: number; phaseMs: number }): number {
+  const { now, dueAt, intervalMs, phaseMs } = o;
   if (!(intervalMs > 0)) return 0;
-  const earliest = startedAt + intervalMs;
+  const earliest = dueAt + intervalMs;
   const slot = phaseMs + Math.ceil((earliest - phaseMs) / intervalMs) * intervalMs;
   return Math.max(0, slot - now);
 }

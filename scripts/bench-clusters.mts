@@ -397,7 +397,24 @@ function machineTicks(): { busy: number; idle: number } {
 }
 
 /** Each cluster's target total, from the API. */
-async function targetTotals(base: string, clusters: string[]): Promise<Map<string, number>> {
+/**
+ * Each cluster's targets, read once every source of every cluster is ok at its last poll: a first poll cut off by its
+ * deadline (many demos starting on a busy machine) has only part of the targets, and CPU per target would be divided
+ * by too few.
+ */
+async function targetTotals(base: string, clusters: string[], timeoutMs = 180_000): Promise<Map<string, number>> {
+  await until(
+    "every source of every cluster ok at its last poll",
+    async () => {
+      for (const c of clusters) {
+        const s = (await (await fetch(`${base}/api/v1/summary?cluster=${c}`)).json()) as { sources?: { state: string }[] };
+        if (!s.sources?.length || s.sources.some((x) => x.state !== "ok")) return undefined;
+      }
+      return true;
+    },
+    timeoutMs,
+    1000,
+  );
   const out = new Map<string, number>();
   for (const c of clusters) {
     const body = (await (await fetch(`${base}/api/v1/targets?cluster=${c}&limit=1`)).json()) as { total: number };

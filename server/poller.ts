@@ -61,6 +61,8 @@ export class ClusterPoller {
   private readonly lastGood = new Map<Role, TaView>();
   private kube: KubeSources | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** the instant the timer's poll is due (an instant of the cluster's phase), while one is set */
+  private dueAt: number | undefined;
   private running = false;
   private stopped = false;
   /** suspended by suspend() until the next start(): no timer, no informers */
@@ -180,6 +182,8 @@ export class ClusterPoller {
     this.kube = this.startKube();
     // a fresh discovery after a suspension: the TAs may have changed meanwhile
     this.discoveredAt = 0;
+    // the first poll at once, due now
+    this.dueAt = undefined;
     void this.tick();
   }
 
@@ -193,6 +197,7 @@ export class ClusterPoller {
     this.suspended = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.dueAt = undefined;
     const kube = this.kube;
     this.kube = undefined;
     this.snapshot = undefined;
@@ -241,7 +246,9 @@ export class ClusterPoller {
   private async tick(): Promise<void> {
     if (this.stopped || this.suspended || this.running) return;
     this.running = true;
-    const startedAt = Date.now();
+    // the instant this poll was due (its timer's, however late the timer fired), or now for an unscheduled one
+    const dueAt = this.dueAt ?? Date.now();
+    this.dueAt = undefined;
     try {
       await this.rediscover();
       await this.poll();
@@ -249,8 +256,12 @@ export class ClusterPoller {
       this.running = false;
       // the next poll on the cluster's phase in the interval (lib/poll-schedule.ts), at once when this one ran past it
       const intervalMs = this.config.pollIntervalSeconds * 1000;
-      const delay = nextPollDelayMs({ now: Date.now(), startedAt, intervalMs, phaseMs: pollPhaseMs(this.config.name, intervalMs) });
-      if (!this.stopped && !this.suspended) this.timer = setTimeout(() => void this.tick(), delay);
+      const now = Date.now();
+      const delay = nextPollDelayMs({ now, dueAt, intervalMs, phaseMs: pollPhaseMs(this.config.name, intervalMs) });
+      if (!this.stopped && !this.suspended) {
+        this.dueAt = delay > 0 ? now + delay : undefined;
+        this.timer = setTimeout(() => void this.tick(), delay);
+      }
     }
   }
 
