@@ -8,7 +8,8 @@
  *     replicas, and one replica: the built dashboard with the N clusters, `lease` (the Leases on the first demo's API)
  *     and `fleet` (that Prometheus) in its configuration. It holds every cluster's Lease; K poll intervals measured.
  *  3. A second replica started beside it, as a scale-up does: the clusters are shared out (N/2 each, by their Leases);
- *     once balanced and every cluster polled twice by its new holder, K poll intervals measured again.
+ *     once balanced, every cluster polled twice by its new holder, and both replicas' CPU per poll interval settled (two
+ *     intervals in a row within 10 %: the scale-up's transient is not polling), K poll intervals measured again.
  *
  * Each measurement runs from a poll's end until K polls of every cluster have ended, and takes:
  *  - CPU: the dashboard processes' own (every thread, user + system, from /proc) over the window, per target polled in
@@ -247,6 +248,25 @@ export interface ReplicaCpu {
   otherMs: number;
   firstHalfMs: number;
   secondHalfMs: number;
+}
+
+/**
+ * Waits for the replicas' CPU to settle: their CPU over successive intervals of `intervalMs`, until two in a row are
+ * within `tolerance` of each other, or `max` intervals have passed.
+ */
+async function settledCpu(replicas: Dashboard[], intervalMs: number, tolerance: number, max: number): Promise<{ settled: boolean; perInterval: number[] }> {
+  const total = () => replicas.reduce((x, r) => x + cpuOfTree(r.pid), 0);
+  const perInterval: number[] = [];
+  let last = total();
+  for (let i = 0; i < max; i++) {
+    await sleep(intervalMs);
+    const now = total();
+    perInterval.push(now - last);
+    last = now;
+    const [x, y] = perInterval.slice(-2);
+    if (perInterval.length >= 2 && Math.abs(y - x) <= tolerance * Math.max(x, y)) return { settled: true, perInterval };
+  }
+  return { settled: false, perInterval };
 }
 
 /** Each thread's CPU between two readings of cpuOfThreads, split as ReplicaCpu says (`mid`: a reading between them). */
@@ -569,6 +589,10 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
     // of polling; the halves of the window (printed per replica) show whether a replica was still warming up
     log(`shared out ${(await held(REPLICAS[0]))} / ${await held(REPLICAS[1])} after ${(balancedAfterMs / 1000).toFixed(1)} s; waiting for two polls of every cluster by its new holder...`);
     await until("two polls of every cluster since", () => (names.every((c) => watch.endsIn(c, balancedAt, Infinity) >= 2) ? true : undefined), 6 * o.intervalS * 1000, 250);
+    // then until both replicas' CPU has settled: two poll intervals in a row within 10 % of each other (the new replica's
+    // heap grows to its share, the old one collects what it handed over); at most 12 intervals, said when it did not
+    const settle = await settledCpu([a, b], o.intervalS * 1000, 0.1, 12);
+    log(`two replicas' CPU per poll interval since: ${settle.perInterval.map((x) => `${fmt(x / 1000, 1)} s`).join(", ")} (${settle.settled ? "settled" : "not settled"} ${fmt((Date.now() - balancedAt) / 1000, 1)} s after the balance)`);
     const two = await measure(`two replicas, ${o.clusters} clusters`, { replicas: [a, b], watch, clusters: names, targets, pollsPerCluster: o.pollsPerCluster, intervalS: o.intervalS, peers, browser, fleet: true });
 
     const worth = Object.values(one.ta.perPoll).reduce((x, y) => x + y, 0);
