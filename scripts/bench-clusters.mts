@@ -416,7 +416,6 @@ function machineTicks(): { busy: number; idle: number } {
   return { busy: f.slice(0, 8).reduce((a, b) => a + b, 0) - idle, idle };
 }
 
-/** Each cluster's target total, from the API. */
 /**
  * Each cluster's targets, read once every source of every cluster is ok at its last poll: a first poll cut off by its
  * deadline (many demos starting on a busy machine) has only part of the targets, and CPU per target would be divided
