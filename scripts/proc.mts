@@ -5,19 +5,28 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 
+/** The thread ids of `pid` (/proc/<pid>/task), or none when it has exited. */
+function tasksOf(pid: number): string[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+}
+
+/** The CPU time (user + system, ms) of a /proc stat file's text: fields 14 and 15, in clock ticks of 10 ms (USER_HZ 100). */
+function statMs(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 /** The pids of `pid` and its descendants, from /proc (Linux), or from `ps` elsewhere. */
 export function processTree(pid: number): number[] {
   if (fs.existsSync(`/proc/${pid}/task`)) {
     const out: number[] = [];
     const visit = (p: number) => {
       out.push(p);
-      let tasks: string[] = [];
-      try {
-        tasks = fs.readdirSync(`/proc/${p}/task`);
-      } catch {
-        return;
-      }
-      for (const t of tasks) {
+      for (const t of tasksOf(p)) {
         let kids = "";
         try {
           kids = fs.readFileSync(`/proc/${p}/task/${t}/children`, "utf8");
@@ -66,18 +75,15 @@ export function rssOfTree(pid: number): number {
 /** CPU time (user + system) of `pid` and its descendants so far, in ms, every thread counted (/proc, Linux; NaN elsewhere). */
 export function cpuOfTree(pid: number): number {
   if (!fs.existsSync(`/proc/${pid}/stat`)) return NaN;
-  let ticks = 0;
+  let ms = 0;
   for (const p of processTree(pid)) {
     try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // utime and stime (fields 14 and 15) in clock ticks of 10 ms (USER_HZ 100 on Linux)
-      ticks += Number(f[11]) + Number(f[12]);
+      ms += statMs(fs.readFileSync(`/proc/${p}/stat`, "utf8"));
     } catch {
       /* exited meanwhile */
     }
   }
-  return ticks * 10;
+  return ms;
 }
 
 /**
@@ -88,17 +94,9 @@ export function cpuOfThreads(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   if (!fs.existsSync(`/proc/${pid}/task`)) return out;
   for (const p of processTree(pid)) {
-    let tasks: string[] = [];
-    try {
-      tasks = fs.readdirSync(`/proc/${p}/task`);
-    } catch {
-      continue;
-    }
-    for (const t of tasks) {
+    for (const t of tasksOf(p)) {
       try {
-        const stat = fs.readFileSync(`/proc/${p}/task/${t}/stat`, "utf8");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        out.set(`${p}/${t}`, (Number(f[11]) + Number(f[12])) * 10);
+        out.set(`${p}/${t}`, statMs(fs.readFileSync(`/proc/${p}/task/${t}/stat`, "utf8")));
       } catch {
         /* exited meanwhile */
       }
