@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,7 @@ import type { CollectorRow, TargetRow } from "@/lib/analysis/types";
 import type { PodEvent } from "@/server/poller";
 import type { Snapshot } from "@/lib/snapshot";
 import { attachHistory, type CounterLike } from "@/server/history/attach";
+import { POD_SERIES_TTL_MS } from "@/lib/metrics/pod-series";
 import { MemoryHistory } from "@/server/history/memory";
 import { SqliteHistory } from "@/server/history/sqlite";
 import { churnTotals, historyFor, startHistory, stopHistory } from "@/server/history/registry";
@@ -129,6 +130,46 @@ describe("attachHistory", () => {
     expect(values.has("per-node/a/node-a")).toBe(false);
     expect(values.get("per-node/b/node-b")).toBe(0);
     expect(counters.readinessTransitions.values.get("c1/per-node")).toBe(4); // 2 flips, an add, a delete
+  });
+
+  it("a cluster released to another replica: its per-pod series go some minutes later, unless seen again; its readiness baseline starts again", () => {
+    vi.useFakeTimers();
+    try {
+      const T = Date.now();
+      const poller = new FakePoller({ name: "c1" });
+      const values = new Map<string, number>();
+      const key = (l: { role: string; pod: string; node: string }) => `${l.role}/${l.pod}/${l.node}`;
+      const collectorTransitions = {
+        inc: (l: { cluster: string; role: string; pod: string; node: string }, v = 1) => void values.set(key(l), (values.get(key(l)) ?? 0) + v),
+        remove: (l: { cluster: string; role: string; pod: string; node: string }) => void values.delete(key(l)),
+      };
+      const counters = { readinessTransitions: new FakeCounter(), targetReassignments: new FakeCounter(), collectorTransitions };
+      const a = attachHistory(poller, new MemoryHistory(7), { counters, log: silent });
+      poller.pod(T + 1, "add", "a");
+      poller.pod(T + 2, "add", "b");
+      poller.snapshot(T + 10, [], { collectors: [{ id: "a", node: "node-a" }, { id: "b", node: "node-b" }] });
+      poller.pod(T + 11, "update", "a", false);
+      expect(values.get("per-node/a/node-a")).toBe(1);
+      a.release(T + 20);
+      vi.advanceTimersByTime(POD_SERIES_TTL_MS / 2);
+      // both still there: the backend scrapes their final values a few times
+      expect([...values.keys()].sort()).toEqual(["per-node/a/node-a", "per-node/b/node-b"]);
+      // the Lease comes back: the informer's list finds "a" ready again (it flipped while the other replica polled), "b" gone
+      poller.pod(Date.now(), "add", "a", true);
+      poller.snapshot(Date.now(), [], { collectors: [{ id: "a", node: "node-a" }] });
+      vi.advanceTimersByTime(POD_SERIES_TTL_MS / 2 + 1000);
+      expect(values.has("per-node/b/node-b")).toBe(false);
+      expect(values.get("per-node/a/node-a")).toBe(1);
+      // the flip back to ready happened while another replica held the cluster: it is not counted here
+      expect(counters.readinessTransitions.values.get("c1/per-node")).toBe(1);
+      // released for good: "a" goes too
+      a.release(Date.now());
+      vi.advanceTimersByTime(POD_SERIES_TTL_MS + 1000);
+      expect(values.size).toBe(0);
+      a.detach();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("waits for the pod informer's first list before ending the baseline", () => {

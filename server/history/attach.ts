@@ -11,7 +11,7 @@ import { ReadinessTracker, type ReadinessEvent } from "@/lib/analysis/readiness"
 import { capDiff, diffAssignments } from "@/lib/analysis/reassignments";
 import { pollPoint } from "@/lib/analysis/poll-points";
 import { podViewFromObject } from "@allocation-lens/allocation/eligibility";
-import { PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
+import { POD_SERIES_TTL_MS, PodSeriesLifetimes, type PodSeriesLabels } from "@/lib/metrics/pod-series";
 import type { ClusterPoller } from "@/server/poller";
 import type { HistoryStore } from "@/server/history/types";
 import type { Log } from "@/server/history/open";
@@ -50,6 +50,12 @@ export interface Attachment {
   podSeries(): { labels: PodSeriesLabels; count: number }[];
   /** writes pending readiness events now */
   flush(): void;
+  /**
+   * The cluster's poller stopped here as of `at` (its Lease went to another replica): its pods count as gone, so their
+   * series go POD_SERIES_TTL_MS later (the new holder exports its own), and its readiness baseline starts again with the
+   * next poll here (flips seen meanwhile were the other replica's to count).
+   */
+  release(at: number): void;
   detach(): void;
 }
 
@@ -66,12 +72,14 @@ export function attachHistory(
 ): Attachment {
   const cluster = poller.config.name;
   const log = options.log ?? ((m: string) => console.warn(m));
-  const tracker = new ReadinessTracker();
+  let tracker = new ReadinessTracker();
   const totals: Partial<Record<Role, ChurnTotals>> = {};
   let pending: ReadinessEvent[] = [];
   let lastError: string | null = null;
 
-  const podSeries = new PodSeriesLifetimes();
+  const podSeries = new PodSeriesLifetimes(POD_SERIES_TTL_MS);
+  /** expires the series of a released cluster: no snapshot comes to do it */
+  let releaseTimer: ReturnType<typeof setTimeout> | undefined;
   const countersNow = () => (typeof options.counters === "function" ? options.counters() : options.counters);
   const perPod = (labels: PodSeriesLabels) => ({ cluster, ...labels });
   /** the pod's series exists from when it is first seen, at 0: Prometheus' increase() then sees its first flip */
@@ -95,6 +103,10 @@ export function attachHistory(
       if (message !== lastError) log(`allocation-lens: history: ${cluster}: cannot record churn: ${message}`);
       lastError = message;
     }
+  };
+
+  const expire = (now: number) => {
+    for (const labels of podSeries.expire(now)) countersNow()?.collectorTransitions?.remove(perPod(labels));
   };
 
   const flush = () => {
@@ -147,7 +159,7 @@ export function attachHistory(
         }
         podSeries.retain(role, present, s.at);
       }
-      for (const labels of podSeries.expire(s.at)) countersNow()?.collectorTransitions?.remove(perPod(labels));
+      expire(s.at);
       const diff = diffAssignments(previous?.analysis.targets, s.analysis.targets);
       for (const role of ROLES) if (diff.byRole[role]) count(role, "reassignments", diff.byRole[role]!);
       const readiness = pending;
@@ -167,7 +179,17 @@ export function attachHistory(
     totals: () => structuredClone(totals),
     podSeries: () => podSeries.entries(),
     flush,
+    release(at) {
+      flush();
+      tracker = new ReadinessTracker();
+      for (const role of ROLES) podSeries.retain(role, new Set(), at);
+      clearTimeout(releaseTimer);
+      // pods seen again meanwhile (the Lease came back) are present again and stay
+      releaseTimer = setTimeout(() => expire(at + POD_SERIES_TTL_MS), Math.max(0, at + POD_SERIES_TTL_MS - Date.now()));
+      releaseTimer.unref?.();
+    },
     detach() {
+      clearTimeout(releaseTimer);
       offPod();
       offSnapshot();
       flush();

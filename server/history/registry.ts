@@ -81,6 +81,11 @@ export function churnTotals(cluster: string): Partial<Record<Role, ChurnTotals>>
   return historyFor(cluster)?.totals() ?? {};
 }
 
+/** The cluster's poller was suspended here as of `at` (its Lease went to another replica): Attachment.release. */
+export function releaseHistory(cluster: string, at: number): void {
+  (globalThis as Holder)[KEY]?.attachments.get(cluster)?.release(at);
+}
+
 export function stopHistory(): void {
   (globalThis as Holder)[KEY]?.stop();
 }

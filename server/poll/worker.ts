@@ -18,7 +18,7 @@ import zlib from "node:zlib";
 import { parentPort, workerData } from "node:worker_threads";
 import { loadConfigFile } from "@/server/config";
 import { ClusterPoller } from "@/server/poller";
-import { startHistory, stopHistory } from "@/server/history/registry";
+import { releaseHistory, startHistory, stopHistory } from "@/server/history/registry";
 import { ApiError } from "@/server/api-error";
 import { computeAnswer, questionKey, type AnswerContext, type AnswerQuestion } from "@/server/poll/answers";
 import { WorkerMetrics } from "@/server/poll/worker-metrics";
@@ -177,7 +177,11 @@ function main(): void {
             const poller = pollers.get(m.cluster);
             if (!poller) throw new ApiError(404, "unknown_cluster", `no cluster named "${m.cluster}" in the configuration`);
             if (m.run) poller.start();
-            else await poller.suspend();
+            else {
+              await poller.suspend();
+              // its per-pod series go some minutes later: the new holder exports them from now on
+              releaseHistory(m.cluster, Date.now());
+            }
             post({ t: "reply", id: m.id, ok: true, value: null });
             return;
           }
