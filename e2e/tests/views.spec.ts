@@ -79,9 +79,23 @@ test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes AP
   await page.screenshot({ path: path.join(SCREENSHOTS, "diagnostics-discovered-1280x800.png"), fullPage: true });
 });
 
-test("the overview's, the node map's and the targets listing's first data come from the HTML's preload: one request each", async ({ page }) => {
+test("the overview's figures come with its HTML, without a preload of the answer it carries; the view polls on", async ({ page }) => {
+  const api = "/api/v1/summary?cluster=legacy";
+  const asked: string[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === "/api/v1/summary") asked.push(`${u.pathname}${u.search}`);
+  });
+  await page.goto("/?cluster=legacy");
+  await expect(page.locator("[data-testid^='monitors-']").first()).toBeVisible();
+  await expect(page.locator(`link[rel=preload][href^="/api/v1/summary"]`)).toHaveCount(0);
+  // the view has hydrated and polls: it asks when the HTML's answer is a poll interval old
+  await expect.poll(() => asked.length, { timeout: 15_000 }).toBeGreaterThan(0);
+  expect(asked[0]).toBe(api);
+});
+
+test("the node map's and the targets listing's first data come from the HTML's preload: one request each", async ({ page }) => {
   for (const [view, api, ready] of [
-    ["/", "/api/v1/summary?cluster=legacy", "[data-testid^='monitors-']"],
     ["/nodes", "/api/v1/nodes?cluster=legacy", "[data-node]"],
     ["/targets", "/api/v1/targets?offset=0&limit=100&cluster=legacy", "[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex='1'])"],
   ] as const) {
