@@ -60,10 +60,14 @@ const polled = <T,>(cluster: string | null | undefined, view: string, path: stri
 
 export const clustersQuery = () => queryOptions({ queryKey: queryKeys.clusters(), queryFn: ({ signal }) => getJson<ClustersView>("/api/v1/clusters", signal), staleTime: 60_000 });
 /**
- * The overview's answer is fresh for one poll interval from when it was made: an answer rendered into the page (app/page.tsx,
- * updatedAt its `at`) is not asked again at hydration, only at the next poll.
+ * The overview's answer is fresh for its cluster's poll interval from when it was made (nothing newer exists before): an
+ * answer rendered into the page (app/page.tsx, updatedAt its `at`) is not asked again at hydration, only at the next poll.
  */
-export const summaryQuery = (cluster?: string | null) => ({ ...polled<SummaryView>(cluster, "summary", "/api/v1/summary"), staleTime: POLL_MS });
+export const summaryQuery = (cluster?: string | null) =>
+  queryOptions({
+    ...polled<SummaryView>(cluster, "summary", "/api/v1/summary"),
+    staleTime: (query) => query.state.data?.pollIntervalMs ?? POLL_MS,
+  });
 export const nodesQuery = (cluster?: string | null) => polled<NodesView>(cluster, "nodes", "/api/v1/nodes");
 export const nodeDetailQuery = (cluster: string | null | undefined, node: string) =>
   polled<NodeDetailView>(cluster, "node", `/api/v1/nodes/${encodeURIComponent(node)}`, {});
