@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { test, expect, expectAccessible } from "../fixtures/test";
+import type { Page, Request } from "@playwright/test";
 import { readEnv, SCREENSHOTS } from "../env";
 
 const VIEWS = [
@@ -79,13 +80,21 @@ test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes AP
   await page.screenshot({ path: path.join(SCREENSHOTS, "diagnostics-discovered-1280x800.png"), fullPage: true });
 });
 
+/** Records the page's requests of `api`'s path (path and query, in order) until `stop()`. */
+function recordRequests(page: Page, api: string): { asked: string[]; stop(): void } {
+  const asked: string[] = [];
+  const pathname = api.split("?")[0];
+  const listener = (r: Request) => {
+    const u = new URL(r.url());
+    if (u.pathname === pathname) asked.push(`${u.pathname}${u.search}`);
+  };
+  page.on("request", listener);
+  return { asked, stop: () => page.off("request", listener) };
+}
+
 test("the overview's figures come with its HTML, without a preload of the answer it carries; the view polls on", async ({ page }) => {
   const api = "/api/v1/summary?cluster=legacy";
-  const asked: string[] = [];
-  page.on("request", (r) => {
-    const u = new URL(r.url());
-    if (u.pathname === "/api/v1/summary") asked.push(`${u.pathname}${u.search}`);
-  });
+  const { asked } = recordRequests(page, api);
   await page.goto("/?cluster=legacy");
   await expect(page.locator("[data-testid^='monitors-']").first()).toBeVisible();
   await expect(page.locator(`link[rel=preload][href^="/api/v1/summary"]`)).toHaveCount(0);
@@ -99,15 +108,10 @@ test("the node map's and the targets listing's first data come from the HTML's p
     ["/nodes", "/api/v1/nodes?cluster=legacy", "[data-node]"],
     ["/targets", "/api/v1/targets?offset=0&limit=100&cluster=legacy", "[role=row][aria-rowindex]:not([aria-busy]):not([aria-rowindex='1'])"],
   ] as const) {
-    const asked: string[] = [];
-    const listener = (r: import("@playwright/test").Request) => {
-      const u = new URL(r.url());
-      if (u.pathname === api.split("?")[0]) asked.push(`${u.pathname}${u.search}`);
-    };
-    page.on("request", listener);
+    const { asked, stop } = recordRequests(page, api);
     await page.goto(`${view}?cluster=legacy`);
     await expect(page.locator(ready).first()).toBeVisible();
-    page.off("request", listener);
+    stop();
     // the head asks for it, and the client's fetch takes that answer: a preload of another URL would make two requests
     await expect(page.locator(`link[rel=preload][href="${api}"]`)).toHaveCount(1);
     expect(asked, view).toEqual([api]);
