@@ -12,7 +12,7 @@
 import type http from "node:http";
 import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
 import type { Runtime } from "@/server/runtime";
-import { PEER_PREFIX, peerAuthorized } from "@/server/lease/peer";
+import { MAX_CLUSTERS_PER_METAS, PEER_PREFIX, peerAuthorized, type PeerMetasAnswer } from "@/server/lease/peer";
 import { send as sendBody } from "@/server/inbound/early";
 import { runtimeIfSettled, settledRuntime } from "@/server/inbound/runtime-now";
 
@@ -20,7 +20,7 @@ export function isPeerPath(url: string | undefined): boolean {
   return (url ?? "").startsWith(PEER_PREFIX);
 }
 
-function send(res: http.ServerResponse, status: number, body: Uint8Array | string, kind: "answer" | "meta" | "refusal"): void {
+function send(res: http.ServerResponse, status: number, body: Uint8Array | string, kind: "answer" | "meta" | "metas" | "refusal"): void {
   sendBody(res, status, { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Allocation-Lens-Peer": kind, "X-Content-Type-Options": "nosniff" }, body);
 }
 
@@ -53,6 +53,7 @@ export function peerRuntimeNow(req: http.IncomingMessage): Runtime | null {
 export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://peer.invalid");
   const op = url.pathname.slice(PEER_PREFIX.length);
+  if (op === "metas") return serveMetas(runtime, url.searchParams.getAll("cluster"), res);
   const cluster = url.searchParams.get("cluster") ?? "";
   const handle = runtime.pollers.get(cluster);
   if (!handle) return refuse(res, 404, "unknown_cluster", `no cluster named "${cluster}" in the configuration`);
@@ -77,6 +78,19 @@ export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res
     }
   }
   return refuse(res, 404, "not_found", "no such peer route");
+}
+
+/** Every cluster's latest poll summary, or what `meta` would have refused for it. */
+function serveMetas(runtime: Runtime, clusters: string[], res: http.ServerResponse): void {
+  if (clusters.length === 0 || clusters.length > MAX_CLUSTERS_PER_METAS) return refuse(res, 400, "bad_request", `name from 1 to ${MAX_CLUSTERS_PER_METAS} clusters`);
+  const answer: PeerMetasAnswer = { metas: [], refused: [] };
+  for (const cluster of new Set(clusters)) {
+    const handle = runtime.pollers.get(cluster);
+    const meta = handle?.mode.kind === "local" ? handle.latest : undefined;
+    if (meta) answer.metas.push({ cluster, meta });
+    else answer.refused.push({ cluster, ...(!handle ? { status: 404, code: "unknown_cluster" } : handle.mode.kind !== "local" ? { status: 409, code: "not_holder" } : { status: 503, code: "not_ready" }) });
+  }
+  send(res, 200, JSON.stringify(answer), "metas");
 }
 
 /** A request to the peer path without the peer token (or before the runtime is up): 401, the token never echoed. */

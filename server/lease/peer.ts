@@ -6,6 +6,9 @@
  *
  * Routes (GET, served by the server entry before Next.js: server/lease/peer-server.ts):
  * - `/internal/peer/v1/meta?cluster=C`: the latest SnapshotMeta, JSON; 409 `not_holder` when this replica does not poll C.
+ * - `/internal/peer/v1/metas?cluster=C1&cluster=C2...`: the latest SnapshotMeta of each cluster asked, in one answer
+ *   (`{ metas: [{ cluster, meta }], refused: [{ cluster, status, code }] }`), each refusal what `meta` would have
+ *   answered for that cluster. A replica follows all the clusters one holder polls with it (server/lease/follow.ts).
  * - `/internal/peer/v1/answer?cluster=C&route=R[&name=N]&search=S`: the answer's status and JSON bytes, as the holder's
  *   poll worker computed them.
  *
@@ -101,6 +104,44 @@ export async function peerMeta(address: string, cluster: string, token: PeerToke
     if (e instanceof PeerError) throw e;
     throw new PeerError("parse", `the holder at ${address} sent a poll summary that is not JSON`);
   }
+}
+
+/** The most clusters one `metas` request names (its URL stays well within the server's header limit). */
+export const MAX_CLUSTERS_PER_METAS = 50;
+
+export interface PeerMetasAnswer {
+  metas: Array<{ cluster: string; meta: SnapshotMeta }>;
+  refused: Array<{ cluster: string; status: number; code: string }>;
+}
+/** "unsupported": the holder refused `metas` itself (a replica older than it), and is to be asked cluster by cluster */
+export type PeerMetas = PeerMetasAnswer | "unsupported";
+
+/** The holder's latest poll summary of each of `clusters`, in one request per MAX_CLUSTERS_PER_METAS clusters. */
+export async function peerMetas(address: string, clusters: readonly string[], token: PeerToken, timeoutMs = PEER_TIMEOUT_MS): Promise<PeerMetas> {
+  const out: PeerMetasAnswer = { metas: [], refused: [] };
+  for (let i = 0; i < clusters.length; i += MAX_CLUSTERS_PER_METAS) {
+    const params = new URLSearchParams(clusters.slice(i, i + MAX_CLUSTERS_PER_METAS).map((c) => ["cluster", c]));
+    const res = await ask(address, `metas?${params}`, token, timeoutMs);
+    if (res.headers.get("x-allocation-lens-peer") !== "metas") {
+      // an older replica takes the first cluster for `meta`'s and refuses the route (404) or the cluster (409)
+      if (res.status === 404 || res.status === 409) {
+        await res.body?.cancel();
+        return "unsupported";
+      }
+      throw await refusal(res, address);
+    }
+    let part: PeerMetasAnswer;
+    try {
+      part = JSON.parse(new TextDecoder().decode(await bytesOf(res, address))) as PeerMetasAnswer;
+    } catch (e) {
+      if (e instanceof PeerError) throw e;
+      throw new PeerError("parse", `the holder at ${address} sent poll summaries that are not JSON`);
+    }
+    if (!Array.isArray(part?.metas) || !Array.isArray(part?.refused)) throw new PeerError("parse", `the holder at ${address} sent poll summaries without their lists`);
+    out.metas.push(...part.metas.filter((m) => typeof m?.cluster === "string" && m.meta && typeof m.meta === "object"));
+    out.refused.push(...part.refused.filter((r) => typeof r?.cluster === "string" && typeof r.status === "number" && typeof r.code === "string"));
+  }
+  return out;
 }
 
 /** The holder's answer to a question about `cluster`; its own errors (400, 404, 503 of a route) are answers too. */

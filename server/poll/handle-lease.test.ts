@@ -11,6 +11,7 @@ import path from "node:path";
 import type { ClusterConfig } from "@/lib/config/schema";
 import { ClusterHandle, type PollHost } from "@/server/poll/host";
 import { loadPeerToken, type PeerToken } from "@/server/lease/peer";
+import { HolderFollower } from "@/server/lease/follow";
 import type { Answer, SnapshotMeta } from "@/server/poll/protocol";
 import { holderSource } from "@/lib/lease/holder-stale";
 import { waitFor } from "@allocation-lens/test-support/wait";
@@ -31,7 +32,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function fakeHost(ask: () => Promise<Answer>, peer?: PeerToken, workerUp = true): PollHost {
-  return { ask, peer, workerUp } as unknown as PollHost;
+  return { ask, peer, workerUp, follower: peer ? new HolderFollower(peer) : undefined } as unknown as PollHost;
 }
 
 describe("ClusterHandle with lease", () => {
@@ -91,9 +92,9 @@ describe("ClusterHandle with lease", () => {
           res.writeHead(401, { "X-Allocation-Lens-Peer": "refusal" });
           return res.end("{}");
         }
-        if (u.pathname.endsWith("/meta")) {
-          res.writeHead(200, { "Content-Type": "application/json", "X-Allocation-Lens-Peer": "meta" });
-          return res.end(JSON.stringify(meta(at)));
+        if (u.pathname.endsWith("/metas")) {
+          res.writeHead(200, { "Content-Type": "application/json", "X-Allocation-Lens-Peer": "metas" });
+          return res.end(JSON.stringify({ metas: [{ cluster: "prod", meta: meta(at) }], refused: [] }));
         }
         res.writeHead(200, { "Content-Type": "application/json", "X-Allocation-Lens-Peer": "answer" });
         res.end(JSON.stringify({ ...view(at), route: u.searchParams.get("route") }));

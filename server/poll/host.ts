@@ -27,7 +27,8 @@ import { givenFlag, workerExecArgv } from "@/lib/node-flags";
 import { ApiError } from "@/server/api-error";
 import { questionKey, type AnswerQuestion } from "@/server/poll/answers";
 import { withHolderStale, type HolderProblem } from "@/lib/lease/holder-stale";
-import { peerAnswer, peerMeta, PeerError, type PeerToken } from "@/server/lease/peer";
+import { peerAnswer, PeerError, type PeerToken } from "@/server/lease/peer";
+import { HolderFollower } from "@/server/lease/follow";
 import type { Answer, FromWorker, MetricsText, SnapshotMeta, ToWorker, WorkerInit } from "@/server/poll/protocol";
 
 /** API requests that may wait for a cluster's first poll at once; more are refused (503) at once */
@@ -139,8 +140,8 @@ export class ClusterHandle {
   /** remote: why the holder cannot be asked, null while it answers */
   private problem: HolderProblem | null = null;
   private lastPeerSuccess: number | null = null;
-  private feed: NodeJS.Timeout | undefined;
-  private feedGeneration = 0;
+  /** remote: stops following the holder */
+  private unfollow: (() => void) | undefined;
 
   constructor(
     readonly config: ClusterConfig,
@@ -266,27 +267,26 @@ export class ClusterHandle {
     this.current = next;
     this.answers.clear(); // they came from the other source
     this.problem = null;
-    clearTimeout(this.feed);
-    this.feedGeneration++;
-    if (next.kind === "remote") void this.follow(this.feedGeneration);
+    this.unfollow?.();
+    this.unfollow = undefined;
+    if (next.kind === "remote") this.follow(next);
   }
 
-  /** remote: the holder's poll summary, read about twice per poll interval; a new one drops the answers kept for the last */
-  private async follow(generation: number): Promise<void> {
-    const mode = this.current;
-    if (generation !== this.feedGeneration || mode.kind !== "remote") return;
-    if (mode.address && this.host.peer) {
-      try {
-        const meta = await peerMeta(mode.address, this.config.name, this.host.peer);
-        if (generation !== this.feedGeneration) return;
+  /**
+   * remote: the holder's poll summary, read about twice per poll interval (with the other clusters this replica follows
+   * there, server/lease/follow.ts); a new one drops the answers kept for the last. Without an address there is nobody to
+   * ask until the Lease names one (setMode).
+   */
+  private follow(mode: Extract<HandleMode, { kind: "remote" }>): void {
+    const follower = this.host.follower;
+    if (!mode.address || !follower) return;
+    this.unfollow = follower.follow(mode.address, this.config.name, Math.max(500, (this.config.pollIntervalSeconds * 1000) / 2), {
+      meta: (meta) => {
         this.peerAnswered();
         if (!this.meta || meta.at !== this.meta.at || meta.polls !== this.meta.polls) this.publish(meta, []);
-      } catch (e) {
-        if (generation !== this.feedGeneration) return;
-        this.noteProblem(e instanceof PeerError ? e : new PeerError("network", (e as Error)?.message ?? String(e)));
-      }
-    }
-    this.feed = setTimeout(() => void this.follow(generation), Math.max(500, (this.config.pollIntervalSeconds * 1000) / 2));
+      },
+      problem: (e) => this.noteProblem(e),
+    });
   }
 
   /** The whole latest snapshot from the worker (tests and debugging; it is a structured copy of ~100 MB at 5,000 nodes). */
@@ -315,8 +315,8 @@ export class ClusterHandle {
 
   /** @internal */
   close(): void {
-    clearTimeout(this.feed);
-    this.feedGeneration++;
+    this.unfollow?.();
+    this.unfollow = undefined;
   }
 }
 
@@ -346,6 +346,8 @@ export class PollHost {
   /** the poll thread's scheduling priority, as the worker reported it when it started */
   priority: string | undefined;
   private readonly heap: Config["pollWorker"];
+  /** with `lease`: the rounds that read the holders' poll summaries of the clusters this replica does not hold */
+  readonly follower: HolderFollower | undefined;
 
   constructor(
     config: Config,
@@ -354,6 +356,7 @@ export class PollHost {
     /** with `lease`: the peer token; every handle starts remote, and the Lease decides (setHolder) */
     readonly peer?: PeerToken,
   ) {
+    this.follower = peer ? new HolderFollower(peer) : undefined;
     this.heap = config.pollWorker;
     this.clusters = new Map(config.clusters.map((c) => [c.name, new ClusterHandle(c, this, Boolean(peer))]));
   }
@@ -473,6 +476,7 @@ export class PollHost {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     for (const h of this.clusters.values()) h.close();
+    this.follower?.close();
     const worker = this.worker;
     if (!worker) return;
     try {
