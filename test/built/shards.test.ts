@@ -128,11 +128,18 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
       }
       return per;
     };
-    const before = { sent: await sent(), ta: CLUSTERS.map((_, i) => taRequests(i)) };
-    // two polls of every cluster
-    await waitFor("two polls of every cluster", () => CLUSTERS.every((_, i) => taRequests(i) >= before.ta[i] + 2 * Object.keys(demos[i].taServers).length) || undefined, { timeoutMs: 4 * INTERVAL_S * 1000 });
-    const after = { sent: await sent(), ta: CLUSTERS.map((_, i) => taRequests(i)) };
     const h = holders();
+    const before = { sent: await sent(), ta: CLUSTERS.map((_, i) => taRequests(i)) };
+    // two polls of every cluster, each counted by its holder when it ended (the TAs count a poll's requests as they come:
+    // theirs move while the poll is still running, the holder's counter only at its end)
+    const countedSince = (since: Map<string, Record<string, number>>) => async () => {
+      const now = await sent();
+      return CLUSTERS.every((cl) => now.get(h[cl]!)![cl] > since.get(h[cl]!)![cl]) ? now : undefined;
+    };
+    const once = await waitFor("a poll of every cluster, counted by its holder", countedSince(before.sent), { timeoutMs: 4 * INTERVAL_S * 1000, intervalMs: 100 });
+    const twice = await waitFor("a second poll of every cluster", countedSince(once), { timeoutMs: 4 * INTERVAL_S * 1000, intervalMs: 100 });
+    const after = { sent: twice, ta: CLUSTERS.map((_, i) => taRequests(i)) };
+    expect(holders()).toEqual(h);
     for (const [i, cl] of CLUSTERS.entries()) {
       const moved = [...replicas.keys()].filter((n) => after.sent.get(n)![cl] > before.sent.get(n)![cl]);
       expect(moved, `the replicas that polled ${cl}`).toEqual([h[cl]]);
