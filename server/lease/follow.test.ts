@@ -10,7 +10,7 @@ import path from "node:path";
 import { freePort } from "@allocation-lens/test-support/ports";
 import { waitFor } from "@allocation-lens/test-support/wait";
 import { HolderFollower } from "@/server/lease/follow";
-import { loadPeerToken, PeerError, type PeerToken } from "@/server/lease/peer";
+import { loadPeerToken, PeerError, peerMeta, type PeerToken } from "@/server/lease/peer";
 import { servePeer } from "@/server/lease/peer-server";
 import type { HandleMode } from "@/server/poll/host";
 import type { SnapshotMeta } from "@/server/poll/protocol";
@@ -125,6 +125,17 @@ describe("following the holders", () => {
     } finally {
       f.close();
       await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("the one-cluster route refuses a cluster as the batch does: unknown, held elsewhere, not polled yet", async () => {
+    const h = await holder({ a: { mode: local, latest: meta("a", 3) }, c: { mode: elsewhere }, d: { mode: local } });
+    try {
+      await expect(peerMeta(h.address, "a", token)).resolves.toMatchObject({ cluster: "a", at: 3 });
+      const refusals = await Promise.all(["zz", "c", "d"].map((c) => peerMeta(h.address, c, token).then(() => "answered", (e: PeerError) => e.message)));
+      expect(refusals).toEqual(["404 (unknown_cluster)", "409 (not_holder)", "503 (not_ready)"].map((r) => `the holder at ${h.address} answered HTTP ${r}`));
+    } finally {
+      await h.close();
     }
   });
 

@@ -10,7 +10,7 @@
  *
  * No "server-only" import: bundled with the poll host into the server entry's runtime.
  */
-import { PeerError, peerMeta, peerMetas, type PeerMetas, type PeerToken } from "@/server/lease/peer";
+import { asPeerError, PeerError, peerMeta, peerMetas, type PeerMetas, type PeerToken } from "@/server/lease/peer";
 import type { SnapshotMeta } from "@/server/poll/protocol";
 
 export interface FollowCallbacks {
@@ -120,7 +120,7 @@ export class HolderFollower {
     try {
       answer = await this.calls.metas(address, followers.map((f) => f.cluster), this.token);
     } catch (e) {
-      const err = e instanceof PeerError ? e : new PeerError("network", (e as Error)?.message ?? String(e));
+      const err = asPeerError(e);
       for (const f of followers) tell(f, err);
       return;
     }
@@ -129,7 +129,7 @@ export class HolderFollower {
         followers.map((f) =>
           this.calls.meta(address, f.cluster, this.token).then(
             (m) => tell(f, m),
-            (e) => tell(f, e instanceof PeerError ? e : new PeerError("network", (e as Error)?.message ?? String(e))),
+            (e) => tell(f, asPeerError(e)),
           ),
         ),
       );

@@ -10,7 +10,8 @@
  * globalThis (server/runtime.ts); this module never creates one.
  */
 import type http from "node:http";
-import { ANSWER_ROUTES, type AnswerRoute } from "@/server/poll/protocol";
+import { ANSWER_ROUTES, type AnswerRoute, type SnapshotMeta } from "@/server/poll/protocol";
+import type { ClusterHandle } from "@/server/poll/host";
 import type { Runtime } from "@/server/runtime";
 import { MAX_CLUSTERS_PER_METAS, PEER_PREFIX, peerAuthorized, type PeerMetasAnswer } from "@/server/lease/peer";
 import { send as sendBody } from "@/server/inbound/early";
@@ -49,26 +50,47 @@ export function peerRuntimeNow(req: http.IncomingMessage): Runtime | null {
   return authorizedFor(runtimeIfSettled(), req);
 }
 
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** The poller of a cluster this replica polls, or why a peer asking for it is refused. */
+function localHandle(runtime: Runtime, cluster: string): { handle: ClusterHandle } | { refused: Refusal } {
+  const handle = runtime.pollers.get(cluster);
+  if (!handle) return { refused: { status: 404, code: "unknown_cluster", message: `no cluster named "${cluster}" in the configuration` } };
+  if (handle.mode.kind !== "local") return { refused: { status: 409, code: "not_holder", message: `this replica does not hold the Lease of ${cluster}` } };
+  return { handle };
+}
+
+/** The latest poll summary of a cluster this replica polls, or why not: what `meta` and `metas` both answer. */
+function latestOf(runtime: Runtime, cluster: string): { meta: SnapshotMeta } | { refused: Refusal } {
+  const local = localHandle(runtime, cluster);
+  if ("refused" in local) return local;
+  const meta = local.handle.latest;
+  return meta ? { meta } : { refused: { status: 503, code: "not_ready", message: "the first poll has not finished yet" } };
+}
+
 /** Serves one authenticated peer request. */
 export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://peer.invalid");
   const op = url.pathname.slice(PEER_PREFIX.length);
   if (op === "metas") return serveMetas(runtime, url.searchParams.getAll("cluster"), res);
   const cluster = url.searchParams.get("cluster") ?? "";
-  const handle = runtime.pollers.get(cluster);
-  if (!handle) return refuse(res, 404, "unknown_cluster", `no cluster named "${cluster}" in the configuration`);
-  if (handle.mode.kind !== "local") return refuse(res, 409, "not_holder", `this replica does not hold the Lease of ${cluster}`);
   if (op === "meta") {
-    const meta = handle.latest;
-    if (!meta) return refuse(res, 503, "not_ready", "the first poll has not finished yet");
-    return send(res, 200, JSON.stringify(meta), "meta");
+    const latest = latestOf(runtime, cluster);
+    if ("refused" in latest) return refuse(res, latest.refused.status, latest.refused.code, latest.refused.message);
+    return send(res, 200, JSON.stringify(latest.meta), "meta");
   }
+  const local = localHandle(runtime, cluster);
+  if ("refused" in local) return refuse(res, local.refused.status, local.refused.code, local.refused.message);
   if (op === "answer") {
     const route = url.searchParams.get("route") ?? "";
     if (!(ANSWER_ROUTES as readonly string[]).includes(route)) return refuse(res, 400, "bad_route", "unknown route");
     const name = url.searchParams.get("name") ?? undefined;
     try {
-      const a = await handle.answer({ route: route as AnswerRoute, search: url.searchParams.get("search") ?? "", name });
+      const a = await local.handle.answer({ route: route as AnswerRoute, search: url.searchParams.get("search") ?? "", name });
       return send(res, a.status, a.body, "answer");
     } catch (e) {
       const err = e as { status?: number; code?: string; message?: string };
@@ -85,10 +107,9 @@ function serveMetas(runtime: Runtime, clusters: string[], res: http.ServerRespon
   if (clusters.length === 0 || clusters.length > MAX_CLUSTERS_PER_METAS) return refuse(res, 400, "bad_request", `name from 1 to ${MAX_CLUSTERS_PER_METAS} clusters`);
   const answer: PeerMetasAnswer = { metas: [], refused: [] };
   for (const cluster of new Set(clusters)) {
-    const handle = runtime.pollers.get(cluster);
-    const meta = handle?.mode.kind === "local" ? handle.latest : undefined;
-    if (meta) answer.metas.push({ cluster, meta });
-    else answer.refused.push({ cluster, ...(!handle ? { status: 404, code: "unknown_cluster" } : handle.mode.kind !== "local" ? { status: 409, code: "not_holder" } : { status: 503, code: "not_ready" }) });
+    const latest = latestOf(runtime, cluster);
+    if ("meta" in latest) answer.metas.push({ cluster, meta: latest.meta });
+    else answer.refused.push({ cluster, status: latest.refused.status, code: latest.refused.code });
   }
   send(res, 200, JSON.stringify(answer), "metas");
 }

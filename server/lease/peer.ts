@@ -67,6 +67,11 @@ export class PeerError extends Error {
   }
 }
 
+/** What went wrong in asking a holder, as a PeerError (anything else thrown on the way is a network error). */
+export function asPeerError(e: unknown): PeerError {
+  return e instanceof PeerError ? e : new PeerError("network", (e as Error)?.message ?? String(e));
+}
+
 async function ask(address: string, path: string, token: PeerToken, timeoutMs: number): Promise<Response> {
   const url = `http://${address}${PEER_PREFIX}${path}`;
   try {
