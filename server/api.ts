@@ -48,12 +48,13 @@ export async function answer(request: Request, route: AnswerRoute, name?: string
 export const PAGE_ANSWER_WAIT_MS = 200;
 
 /**
- * What `work` gives within PAGE_ANSWER_WAIT_MS, for a server-rendered page, or undefined (late, failed): the page is
- * then sent with its skeleton, and the browser asks as it always does.
+ * What `work` gives within PAGE_ANSWER_WAIT_MS, for a server-rendered page; when it is late, what `late` has then (an
+ * earlier answer, which carries its own time), else undefined. Without an answer the page is sent with its skeleton,
+ * and the browser asks as it always does; with one, the view asks again once it is a poll interval old.
  */
-export async function pageData<T>(work: () => Promise<T | undefined>): Promise<T | undefined> {
+export async function pageData<T>(work: () => Promise<T | undefined>, late?: () => T | undefined): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), PAGE_ANSWER_WAIT_MS)));
+  const deadline = new Promise<T | undefined>((resolve) => (timer = setTimeout(() => resolve(late?.()), PAGE_ANSWER_WAIT_MS)));
   try {
     return await Promise.race([work().catch(() => undefined), deadline]);
   } finally {
@@ -63,16 +64,22 @@ export async function pageData<T>(work: () => Promise<T | undefined>): Promise<T
 
 /**
  * A cluster route's answer for a server-rendered page, parsed, so that the HTML carries the view's first figures and the
- * browser paints them before its scripts run: only a 200 of a cluster that has polled, within PAGE_ANSWER_WAIT_MS.
+ * browser paints them before its scripts run: a 200 of a cluster that has polled, within PAGE_ANSWER_WAIT_MS. When the
+ * answer of the latest poll is late (another replica polls the cluster and is slow to answer), the last good one this
+ * replica has (ClusterHandle.lastAnswer: the poll before, its time on it) rather than a page without figures.
  */
 export function pageAnswer(route: AnswerRoute, clusterName: string | undefined): Promise<unknown> {
-  return pageData(async () => {
-    const runtime = await getRuntime();
-    const cluster = runtime.pollers.get(clusterName ?? runtime.config.clusters[0].name);
-    if (!cluster?.latest) return undefined;
-    const a = await cluster.answer({ route, search: "" });
-    return a.status === 200 ? (JSON.parse(new TextDecoder().decode(a.body)) as unknown) : undefined;
-  });
+  let cluster: ClusterHandle | undefined;
+  const parse = (a: { status: number; body: Uint8Array } | undefined) => (a?.status === 200 ? (JSON.parse(new TextDecoder().decode(a.body)) as unknown) : undefined);
+  return pageData(
+    async () => {
+      const runtime = await getRuntime();
+      cluster = runtime.pollers.get(clusterName ?? runtime.config.clusters[0].name);
+      if (!cluster?.latest) return undefined;
+      return parse(await cluster.answer({ route, search: "" }));
+    },
+    () => parse(cluster?.lastAnswer({ route, search: "" })),
+  );
 }
 
 export function json(body: unknown, init?: ResponseInit): NextResponse {

@@ -85,8 +85,12 @@ describe("ClusterHandle with lease", () => {
     let holder: http.Server;
     let address: string;
     let at = 10;
+    /** answers (not the poll summaries) come this late */
+    let answerDelayMs = 0;
     beforeEach(async () => {
-      holder = http.createServer((req, res) => {
+      answerDelayMs = 0;
+      at = 10;
+      holder = http.createServer(async (req, res) => {
         const u = new URL(req.url!, "http://x");
         if (req.headers.authorization !== token.authorization) {
           res.writeHead(401, { "X-Allocation-Lens-Peer": "refusal" });
@@ -96,13 +100,39 @@ describe("ClusterHandle with lease", () => {
           res.writeHead(200, { "Content-Type": "application/json", "X-Allocation-Lens-Peer": "metas" });
           return res.end(JSON.stringify({ metas: [{ cluster: "prod", meta: meta(at) }], refused: [] }));
         }
+        const body = JSON.stringify({ ...view(at), route: u.searchParams.get("route") });
+        if (answerDelayMs) await new Promise((r) => setTimeout(r, answerDelayMs));
         res.writeHead(200, { "Content-Type": "application/json", "X-Allocation-Lens-Peer": "answer" });
-        res.end(JSON.stringify({ ...view(at), route: u.searchParams.get("route") }));
+        res.end(body);
       });
       await new Promise<void>((r) => holder.listen(0, "127.0.0.1", r));
       address = `127.0.0.1:${(holder.address() as { port: number }).port}`;
     });
     afterEach(() => new Promise<void>((r) => (holder.listening ? holder.close(() => r()) : r())));
+
+    it("keeps the last good answer at hand, without asking, while the holder is slow to give the next poll's", async () => {
+      const h = new ClusterHandle(config, fakeHost(() => Promise.reject(new Error("the worker is not asked")), token), true);
+      try {
+        h.setMode({ kind: "remote", holder: "lens-b", address });
+        await h.next(5000);
+        expect(h.lastAnswer({ route: "summary", search: "" })).toBeUndefined();
+        expect(decode(await h.answer({ route: "summary", search: "" })).at).toBe(10);
+        answerDelayMs = 1000;
+        at = 11;
+        await waitFor("the next poll of the holder", () => h.latest?.at === 11, { timeoutMs: 5000, intervalMs: 20 });
+        let fresh: { at: number } | undefined;
+        const asking = h.answer({ route: "summary", search: "" }).then((a) => (fresh = decode(a)));
+        expect(decode(h.lastAnswer({ route: "summary", search: "" })!)).toMatchObject({ at: 10, route: "summary", stale: [] });
+        expect(fresh).toBeUndefined();
+        await asking;
+        expect(fresh!.at).toBe(11);
+        expect(decode(h.lastAnswer({ route: "summary", search: "" })!).at).toBe(11);
+        // a question never answered has none
+        expect(h.lastAnswer({ route: "lost", search: "" })).toBeUndefined();
+      } finally {
+        h.close();
+      }
+    });
 
     it("follows the holder's polls, asks it for answers, and serves the last one marked stale when it is gone", async () => {
       const h = new ClusterHandle(config, fakeHost(() => Promise.reject(new Error("the worker is not asked")), token), true);

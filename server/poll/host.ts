@@ -223,6 +223,14 @@ export class ClusterHandle {
     );
   }
 
+  /**
+   * With `lease`: the last good answer to a question, as it is kept for when the source fails (it carries its poll's
+   * time), without asking anyone; undefined when there is none, and always without `lease`.
+   */
+  lastAnswer(question: AnswerQuestion): Answer | undefined {
+    return this.lastGood.get(questionKey(question));
+  }
+
   private ask(question: AnswerQuestion): Promise<Answer> {
     const mode = this.current;
     if (mode.kind === "local") return this.host.ask<Answer>({ t: "answer", cluster: this.config.name, question });
