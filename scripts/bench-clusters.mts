@@ -425,7 +425,8 @@ async function measure(
   };
 }
 
-const phases = (p: FirstPaint) => `committed ${fmt(p.committed)} ms, load ${fmt(p.loaded)} ms, API asked ${fmt(p.apiAsked)} ms, answered ${fmt(p.apiAnswered)} ms, first paint ${fmt(p.painted)} ms`;
+const phases = (p: FirstPaint) =>
+  `first byte ${fmt(p.firstByte)} ms (server ${fmt(p.server)} ms), parsed ${fmt(p.parsed)} ms, committed ${fmt(p.committed)} ms, load ${fmt(p.loaded)} ms, API asked ${fmt(p.apiAsked)} ms, answered ${fmt(p.apiAnswered)} ms, first paint ${fmt(p.painted)} ms`;
 
 /** The machine's busy and idle clock ticks so far, over every core (/proc/stat). */
 function machineTicks(): { busy: number; idle: number } {
