@@ -112,9 +112,14 @@ interface Reading {
  */
 const WATCH_EVERY_MS = 2500;
 
+/** The serving thread's worst event-loop delay since the last scrape (prom-client's, reset by every scrape). */
+const LAG_MAX = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m;
+
 class Watch {
   readonly ends = new Map<string, Set<number>>();
   readonly readings = new Map<string, Reading[]>();
+  /** per replica (its base URL): when it was scraped and the worst event-loop delay it reported (ms) */
+  readonly lags = new Map<string, Array<{ at: number; maxMs: number }>>();
   private running = true;
   private readonly done: Promise<void>;
   private seen = 0;
@@ -138,6 +143,12 @@ class Watch {
           .then((x) => x.text())
           .catch(() => "");
         if (!text) continue;
+        const lag = LAG_MAX.exec(text);
+        if (lag) {
+          let list = this.lags.get(r.base);
+          if (!list) this.lags.set(r.base, (list = []));
+          list.push({ at: Date.now(), maxMs: Number(lag[1]) * 1000 });
+        }
         // the last-poll family alone to the parser: the whole exposition of 20 clusters is large, and read often
         const family = text.split("\n").filter((line) => line.startsWith(DERIVED_METRICS.lastPoll.name) || line.startsWith(`# TYPE ${DERIVED_METRICS.lastPoll.name} `)).join("\n");
         // (the parser drops a last sample without its newline)
@@ -180,6 +191,12 @@ class Watch {
     const before = this.seen;
     await until("a poll's end", () => (this.seen > before ? true : undefined), 120_000, 100);
     return Math.max(...[...this.ends.values()].flatMap((s) => [...s]));
+  }
+
+  /** The worst event-loop delay a replica reported in scrapes from `from` to `to` (epoch ms); NaN without one. */
+  worstLagMs(base: string, from: number, to: number): number {
+    const seen = (this.lags.get(base) ?? []).filter((l) => l.at >= from && l.at <= to).map((l) => l.maxMs);
+    return seen.length ? Math.max(...seen) : NaN;
   }
 
   endsIn(cluster: string, fromExclusive: number, toInclusive: number): number {
@@ -253,6 +270,11 @@ export interface Phase {
   taReadingsMissing?: number;
   /** each replica's CPU over the window (ms), by thread and by half of the window (a replica warming up shows in its first half) */
   cpuByReplica: ReplicaCpu[];
+  /**
+   * each replica's serving thread: the worst event-loop delay its scrapes by the bench reported over the window, and
+   * over the page loads (ms; Prometheus' scrapes reset the same figure, so a stall it took in is not seen here)
+   */
+  lagMs: { window: number[]; loads: number[] };
 }
 
 export interface ReplicaCpu {
@@ -367,6 +389,7 @@ async function measure(
   const overviewMs: number[] = [];
   const fleetMs: number[] = [];
   let fleetRows: number | null = null;
+  let loads0 = NaN;
   // Next.js loads a page's server code at its first request after the server starts (about a second here): that first
   // render of each page on each replica is asked once here, its time kept apart, before the loads are timed
   const firstRenders: number[] = [];
@@ -379,6 +402,10 @@ async function measure(
       }
     }
     log(`${label}: each page's first render on each replica (not timed below): ${firstRenders.map((x) => fmt(x)).join(", ")} ms`);
+    // the delay the first renders caused is reported at the next scrape of each replica: the loads' readings come after it
+    const rendered = Date.now();
+    await until("a scrape after the first renders", () => (replicas.every((r) => (watch.lags.get(r.base) ?? []).some((l) => l.at > rendered)) ? true : undefined), 20_000, 100).catch(() => undefined);
+    loads0 = Date.now();
     log(`${label}: ${LOADS} fresh loads of the overview (a cluster each, on each replica in turn)${o.fleet ? ` and ${LOADS} of the fleet page` : ""}...`);
     for (let i = 0; i < LOADS; i++) {
       const r = replicas[i % replicas.length];
@@ -396,6 +423,14 @@ async function measure(
       fleetRows = f.clusters.length;
     }
   }
+  // the scrape after the last load reports on it
+  const loads1 = Date.now();
+  if (o.browser) await until("a scrape after the loads", () => (replicas.every((r) => (watch.lags.get(r.base) ?? []).some((l) => l.at > loads1)) ? true : undefined), 20_000, 100).catch(() => undefined);
+  const lagMs = {
+    window: replicas.map((r) => watch.worstLagMs(r.base, seen0, seen1 + WATCH_EVERY_MS)),
+    loads: o.browser ? replicas.map((r) => watch.worstLagMs(r.base, loads0 + 1, loads1 + WATCH_EVERY_MS * 2)) : [],
+  };
+  log(`${label}: serving thread's worst event-loop delay seen by the bench's scrapes: window ${lagMs.window.map((x) => fmt(x)).join(" / ")} ms${o.browser ? `, page loads ${lagMs.loads.map((x) => fmt(x)).join(" / ")} ms` : ""}`);
   return {
     label,
     replicas: replicas.length,
@@ -421,6 +456,7 @@ async function measure(
     machineCores: (machine1.busy - machine0.busy) / ((machine1.busy + machine1.idle - machine0.busy - machine0.idle) / os.availableParallelism()),
     peersCpuMs,
     cpuByReplica,
+    lagMs,
     ...(perPoll.length < clusters.length ? { taReadingsMissing: clusters.length - perPoll.length } : {}),
   };
 }
