@@ -193,6 +193,12 @@ class Watch {
     return Math.max(...[...this.ends.values()].flatMap((s) => [...s]));
   }
 
+  /** Resolves once every replica in `bases` has been scraped after `t` (epoch ms); gives up quietly after 20 s. */
+  async scrapedAfter(bases: string[], t: number, what: string): Promise<void> {
+    const after = () => bases.every((b) => (this.lags.get(b) ?? []).some((l) => l.at > t));
+    await until(what, () => (after() ? true : undefined), 20_000, 100).catch(() => undefined);
+  }
+
   /** The worst event-loop delay a replica reported in scrapes from `from` to `to` (epoch ms); NaN without one. */
   worstLagMs(base: string, from: number, to: number): number {
     const seen = (this.lags.get(base) ?? []).filter((l) => l.at >= from && l.at <= to).map((l) => l.maxMs);
@@ -404,7 +410,7 @@ async function measure(
     log(`${label}: each page's first render on each replica (not timed below): ${firstRenders.map((x) => fmt(x)).join(", ")} ms`);
     // the delay the first renders caused is reported at the next scrape of each replica: the loads' readings come after it
     const rendered = Date.now();
-    await until("a scrape after the first renders", () => (replicas.every((r) => (watch.lags.get(r.base) ?? []).some((l) => l.at > rendered)) ? true : undefined), 20_000, 100).catch(() => undefined);
+    await watch.scrapedAfter(replicas.map((r) => r.base), rendered, "a scrape after the first renders");
     loads0 = Date.now();
     log(`${label}: ${LOADS} fresh loads of the overview (a cluster each, on each replica in turn)${o.fleet ? ` and ${LOADS} of the fleet page` : ""}...`);
     for (let i = 0; i < LOADS; i++) {
@@ -425,7 +431,7 @@ async function measure(
   }
   // the scrape after the last load reports on it
   const loads1 = Date.now();
-  if (o.browser) await until("a scrape after the loads", () => (replicas.every((r) => (watch.lags.get(r.base) ?? []).some((l) => l.at > loads1)) ? true : undefined), 20_000, 100).catch(() => undefined);
+  if (o.browser) await watch.scrapedAfter(replicas.map((r) => r.base), loads1, "a scrape after the loads");
   const lagMs = {
     window: replicas.map((r) => watch.worstLagMs(r.base, seen0, seen1 + WATCH_EVERY_MS)),
     loads: o.browser ? replicas.map((r) => watch.worstLagMs(r.base, loads0 + 1, loads1 + WATCH_EVERY_MS * 2)) : [],

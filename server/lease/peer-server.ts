@@ -25,7 +25,14 @@ function send(res: http.ServerResponse, status: number, body: Uint8Array | strin
   sendBody(res, status, { "Content-Type": "application/json", "Cache-Control": "no-store", "X-Allocation-Lens-Peer": kind, "X-Content-Type-Options": "nosniff" }, body);
 }
 
-const refuse = (res: http.ServerResponse, status: number, code: string, message: string) => send(res, status, JSON.stringify({ error: { code, message } }), "refusal");
+/** Why a peer's request is not answered: its status, and the error's code and message in the body. */
+interface Refusal {
+  status: number;
+  code: string;
+  message: string;
+}
+
+const refuse = (res: http.ServerResponse, { status, code, message }: Refusal) => send(res, status, JSON.stringify({ error: { code, message } }), "refusal");
 
 function authorizedFor(runtime: Runtime | null, req: http.IncomingMessage): Runtime | null {
   if (!runtime?.lease || req.method !== "GET" || !isPeerPath(req.url)) return null;
@@ -48,12 +55,6 @@ export async function peerRequest(req: http.IncomingMessage): Promise<{ serve: R
 export function peerRuntimeNow(req: http.IncomingMessage): Runtime | null {
   if (!isPeerPath(req.url)) return null;
   return authorizedFor(runtimeIfSettled(), req);
-}
-
-interface Refusal {
-  status: number;
-  code: string;
-  message: string;
 }
 
 /** The poller of a cluster this replica polls, or why a peer asking for it is refused. */
@@ -80,14 +81,14 @@ export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res
   const cluster = url.searchParams.get("cluster") ?? "";
   if (op === "meta") {
     const latest = latestOf(runtime, cluster);
-    if ("refused" in latest) return refuse(res, latest.refused.status, latest.refused.code, latest.refused.message);
+    if ("refused" in latest) return refuse(res, latest.refused);
     return send(res, 200, JSON.stringify(latest.meta), "meta");
   }
   const local = localHandle(runtime, cluster);
-  if ("refused" in local) return refuse(res, local.refused.status, local.refused.code, local.refused.message);
+  if ("refused" in local) return refuse(res, local.refused);
   if (op === "answer") {
     const route = url.searchParams.get("route") ?? "";
-    if (!(ANSWER_ROUTES as readonly string[]).includes(route)) return refuse(res, 400, "bad_route", "unknown route");
+    if (!(ANSWER_ROUTES as readonly string[]).includes(route)) return refuse(res, { status: 400, code: "bad_route", message: "unknown route" });
     const name = url.searchParams.get("name") ?? undefined;
     try {
       const a = await local.handle.answer({ route: route as AnswerRoute, search: url.searchParams.get("search") ?? "", name });
@@ -96,15 +97,15 @@ export async function servePeer(runtime: Runtime, req: http.IncomingMessage, res
       const err = e as { status?: number; code?: string; message?: string };
       // an ApiError of the worker is an answer like any other; anything else a 500 without detail
       if (typeof err.status === "number" && err.code) return send(res, err.status, JSON.stringify({ error: { code: err.code, message: err.message } }), "answer");
-      return refuse(res, 500, "internal", "internal error");
+      return refuse(res, { status: 500, code: "internal", message: "internal error" });
     }
   }
-  return refuse(res, 404, "not_found", "no such peer route");
+  return refuse(res, { status: 404, code: "not_found", message: "no such peer route" });
 }
 
 /** Every cluster's latest poll summary, or what `meta` would have refused for it. */
 function serveMetas(runtime: Runtime, clusters: string[], res: http.ServerResponse): void {
-  if (clusters.length === 0 || clusters.length > MAX_CLUSTERS_PER_METAS) return refuse(res, 400, "bad_request", `name from 1 to ${MAX_CLUSTERS_PER_METAS} clusters`);
+  if (clusters.length === 0 || clusters.length > MAX_CLUSTERS_PER_METAS) return refuse(res, { status: 400, code: "bad_request", message: `name from 1 to ${MAX_CLUSTERS_PER_METAS} clusters` });
   const answer: PeerMetasAnswer = { metas: [], refused: [] };
   for (const cluster of new Set(clusters)) {
     const latest = latestOf(runtime, cluster);
@@ -116,5 +117,5 @@ function serveMetas(runtime: Runtime, clusters: string[], res: http.ServerRespon
 
 /** A request to the peer path without the peer token (or before the runtime is up): 401, the token never echoed. */
 export function refusePeer(res: http.ServerResponse): void {
-  refuse(res, 401, "unauthorized", "the peer path needs the replicas' peer token (lease.peerTokenFile)");
+  refuse(res, { status: 401, code: "unauthorized", message: "the peer path needs the replicas' peer token (lease.peerTokenFile)" });
 }
