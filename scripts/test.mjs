@@ -32,7 +32,11 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const started = Date.now();
 const clock = () => `${Math.round((Date.now() - started) / 1000)} s`;
-const mmss = (ms) => `${Math.floor(ms / 60_000)}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
+// whole seconds first, so that 119.6 s reads 2m00s and not 1m60s
+const mmss = (ms) => {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+};
 
 const DEBIAN_PEERS = [
   { cmd: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", pkg: "chromium", why: "the Playwright browser tests" },
