@@ -4,7 +4,7 @@ import "server-only";
  * bytes, and map errors to HTTP answers in one place. The answers themselves are computed in the poll worker
  * (server/poll/answers.ts); a handler only validates its query first, so that a bad one is a 400 at once.
  */
-import { NextResponse } from "next/server";
+import { connection, NextResponse } from "next/server";
 import { getRuntime } from "@/server/runtime";
 import { WaitRefused } from "@/lib/waiters";
 import { ApiError, queryParams } from "@/server/api-error";
@@ -52,7 +52,7 @@ export const PAGE_ANSWER_WAIT_MS = 200;
  * earlier answer, which carries its own time), else undefined. Without an answer the page is sent with its skeleton,
  * and the browser asks as it always does; with one, the view asks again once it is a poll interval old.
  */
-export async function pageData<T>(work: () => Promise<T | undefined>, late?: () => T | undefined): Promise<T | undefined> {
+export async function answerWithin<T>(work: () => Promise<T | undefined>, late?: () => T | undefined): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<T | undefined>((resolve) => (timer = setTimeout(() => resolve(late?.()), PAGE_ANSWER_WAIT_MS)));
   try {
@@ -60,6 +60,16 @@ export async function pageData<T>(work: () => Promise<T | undefined>, late?: () 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * answerWithin for a page being rendered, and only ever at a request: `next build` prerenders a page that reads nothing
+ * of its request (the fleet pages), and `connection()` stops that render here, before `work` would start the runtime
+ * (and with it the embedded demo cluster) inside the build.
+ */
+export async function pageData<T>(work: () => Promise<T | undefined>, late?: () => T | undefined): Promise<T | undefined> {
+  await connection();
+  return answerWithin(work, late);
 }
 
 /**
