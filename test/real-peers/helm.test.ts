@@ -9,7 +9,7 @@
  * Without helm (no Go to build it) the file is one skipped test naming the reason; with ALLOCATION_LENS_REQUIRE_PEERS=1
  * (CI) it fails instead.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -324,8 +324,14 @@ if (!fs.existsSync(HELM)) {
       expect(l.status, l.stdout).not.toBe(0);
       return { template: t.stderr, lint: l.stdout + l.stderr };
     };
+    const dirs: string[] = [];
+    afterAll(() => {
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    });
     const file = (values: unknown) => {
-      const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "helm-values-")), "values.yaml");
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "helm-values-"));
+      dirs.push(dir);
+      const f = path.join(dir, "values.yaml");
       fs.writeFileSync(f, YAML.stringify(values));
       return f;
     };

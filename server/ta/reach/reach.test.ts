@@ -4,7 +4,7 @@
  * broken while an answer is on its way, the error channel, the refusals (403 on the upgrade, the Secret's errors), and that
  * no certificate or key bytes appear in an error or a log line.
  */
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { generateDemoPki, type DemoPki } from "@allocation-lens/demo-cluster/internal/certs";
 import { waitUntil } from "@allocation-lens/test-support/wait";
 import { SourceError } from "@/lib/source-error";
@@ -319,10 +319,11 @@ describe("tlsSecret", () => {
 
 describe("Kubernetes access", () => {
   it("a kubeconfig that cannot be loaded, or a context it does not have, is a config error naming neither its content nor a token", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
     const { tmpdir } = await import("node:os");
     const path = await import("node:path");
     const dir = mkdtempSync(path.join(tmpdir(), "reach-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const broken = path.join(dir, "broken.yaml");
     writeFileSync(broken, "users: [ {name: u, user: {token: sekrit-token-value}\n");
     const good = path.join(dir, "good.yaml");
