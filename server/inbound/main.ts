@@ -14,7 +14,8 @@
  * (/internal/peer/v1/, server/lease/peer-server.ts), before Next.js.
  *
  * SIGTERM / SIGINT: the server stops accepting connections and closes idle ones; server/boot.ts (run by Next.js'
- * instrumentation) stops the pollers, flushes the history and exits.
+ * instrumentation) stops the pollers, flushes the history and exits. So does a closed standard output or error
+ * (server/inbound/closed-output.ts).
  */
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
@@ -32,11 +33,13 @@ import { preflight } from "@/server/inbound/preflight";
 import { serveMetrics } from "@/server/inbound/metrics";
 import { servePushed } from "@/server/inbound/pushed";
 import { loadStaticAssets } from "@/server/inbound/static-assets";
+import { stopOnClosedOutput, terminateSelf } from "@/server/inbound/closed-output";
 import { createInboundServer } from "@/server/inbound/server";
 import { isPeerPath, peerRequest, peerRuntimeNow, refusePeer, servePeer } from "@/server/lease/peer-server";
 
 async function main(): Promise<void> {
   (process.env as Record<string, string>).NODE_ENV = "production"; // as the standalone server.js does
+  stopOnClosedOutput([process.stdout, process.stderr], terminateSelf);
   // before the runtime and its poll worker start: the old generations grow by a bounded factor (lib/node-flags.ts)
   for (const flag of heapFlagsToSet(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(flag);
   process.env.NEXT_TELEMETRY_DISABLED ??= "1";
