@@ -1,6 +1,6 @@
 import { preload } from "react-dom";
 import { AppShell } from "@/components/shell/AppShell";
-import { FleetView } from "@/components/fleet/FleetView";
+import { FleetNotConfigured, FleetView } from "@/components/fleet/FleetView";
 import { Seeded } from "@/components/data/Seeded";
 import { FLEET_QUERY_KEY } from "@/lib/api/query-keys";
 import { pageData } from "@/server/api";
@@ -13,7 +13,15 @@ import { fleetForPage } from "@/server/fleet/service";
  * head, and the view's fetch of the same URL takes the preloaded response.
  */
 export default async function FleetPage() {
-  const data = await pageData(() => fleetForPage());
+  const page = await pageData(() => fleetForPage());
+  // no fleet in the configuration: said at once, nothing asked (the API would answer 404)
+  if (page?.configured === false)
+    return (
+      <AppShell>
+        <FleetNotConfigured />
+      </AppShell>
+    );
+  const data = page?.view;
   // without an answer in the HTML the browser asks for it from the head; with one, the view asks when it is a poll old
   if (data === undefined) preload(`${process.env.NEXT_PUBLIC_BASE_PATH ?? ""}/api/v1/fleet`, { as: "fetch", crossOrigin: "anonymous" });
   return (

@@ -161,12 +161,16 @@ export function fleetServiceFor(config: FleetConfig | undefined): FleetService |
 
 export const FLEET_NOT_CONFIGURED = "no fleet is configured: add a fleet section naming the metrics backend that scrapes every dashboard (README, Configuration)";
 
-/** GET /api/v1/fleet: the configuration is the runtime's (read only: no poller, no snapshot is used). */
-/** The fleet answer for a server-rendered page (FleetService.forPage); undefined without a fleet configuration. */
-export async function fleetForPage(): Promise<FleetView | undefined> {
-  return fleetServiceFor((await getRuntime()).config.fleet)?.forPage(Date.now(), after);
+/**
+ * What a server-rendered fleet page starts from: that no fleet is configured (the page says so, and asks nothing), or the
+ * fleet answer at hand (FleetService.forPage; undefined when there is none yet).
+ */
+export async function fleetForPage(): Promise<{ configured: false } | { configured: true; view: FleetView | undefined }> {
+  const service = fleetServiceFor((await getRuntime()).config.fleet);
+  return service ? { configured: true, view: await service.forPage(Date.now(), after) } : { configured: false };
 }
 
+/** GET /api/v1/fleet: the configuration is the runtime's (read only: no poller, no snapshot is used). */
 export async function fleetFor(config?: Pick<Config, "fleet">): Promise<FleetView> {
   const service = fleetServiceFor((config ?? (await getRuntime()).config).fleet);
   if (!service) throw new ApiError(404, "fleet_not_configured", FLEET_NOT_CONFIGURED);
