@@ -18,7 +18,7 @@ export default async function FleetPage() {
   if (page?.configured === false)
     return (
       <AppShell>
-        <FleetNotConfigured />
+        <FleetNotConfigured embed={false} />
       </AppShell>
     );
   const data = page?.view;

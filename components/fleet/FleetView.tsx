@@ -28,7 +28,7 @@ export function FleetView({ embed = false }: { embed?: boolean }) {
       query={q}
       api="GET /api/v1/fleet"
       skeleton={(note) => <FleetSkeleton embed={embed} note={note} />}
-      failed={(e) => (e instanceof ApiFetchError && e.status === 404 ? <FleetNotConfigured /> : undefined)}
+      failed={(e) => (e instanceof ApiFetchError && e.status === 404 ? <FleetNotConfigured embed={embed} /> : undefined)}
       errorTitle="Could not load the fleet"
     >
       {(v, status) => <FleetBody v={v} status={status} embed={embed} />}
@@ -37,8 +37,13 @@ export function FleetView({ embed = false }: { embed?: boolean }) {
 }
 
 /** What the fleet pages show without a fleet in the configuration (the server knows it, or the API answered 404). */
-export function FleetNotConfigured() {
-  return <EmptyState title="No fleet is configured" hint="Add a fleet section to the configuration: the metrics backend that scrapes every cluster's dashboard." />;
+export function FleetNotConfigured({ embed }: { embed: boolean }) {
+  return (
+    <>
+      <Head embed={embed} right={null} />
+      <EmptyState title="No fleet is configured" hint="Add a fleet section to the configuration: the metrics backend that scrapes every cluster's dashboard." />
+    </>
+  );
 }
 
 function Head({ embed, right }: { embed: boolean; right: ReactNode }) {

@@ -38,6 +38,8 @@ describe.skipIf(!BUILT)("fleet pages without a fleet configured", () => {
     const html = await replicaApi(replica, page);
     expect(html.status).toBe(200);
     expect(html.text).toContain("No fleet is configured");
+    // headed as the fleet page is (a heading of its own on the page, a title in the embed)
+    expect(html.text).toMatch(page === "/fleet" ? /<h1[^>]*>Fleet<\/h1>/ : /<strong[^>]*>Fleet<\/strong>/);
     expect(html.text).not.toMatch(/<link[^>]*rel="preload"[^>]*\/api\/v1\/fleet/);
     // the API still answers 404 for a client that asks
     expect((await replicaApi(replica, "/api/v1/fleet")).status).toBe(404);

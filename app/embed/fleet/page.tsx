@@ -13,7 +13,7 @@ export default async function EmbedFleetPage() {
   if (page?.configured === false)
     return (
       <EmbedShell>
-        <FleetNotConfigured />
+        <FleetNotConfigured embed />
       </EmbedShell>
     );
   const data = page?.view;
