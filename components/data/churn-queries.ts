@@ -8,7 +8,7 @@ import type { ReadinessEvent } from "@/lib/analysis/readiness";
 import type { ChurnView } from "@/lib/views/churn";
 import type { DiagnosticsView } from "@/lib/views/diagnostics";
 import type { ChurnRangeRequest } from "@/lib/views/churn-ranges";
-import { POLL_MS, apiPath, getJson, queryKeys, useCluster } from "@/components/data/queries";
+import { apiPath, pollInterval, getJson, queryKeys, useCluster } from "@/components/data/queries";
 
 /** `last` (a window ending at the server's now) or `from`/`to`; `node`/`pod` narrow it (see lib/views/churn.ts). */
 export interface ChurnParams {
@@ -30,7 +30,7 @@ export const churnQuery = (cluster: string | null | undefined, params: ChurnPara
   queryOptions({
     queryKey: queryKeys.view(cluster, "churn", { ...params }),
     queryFn: ({ signal }) => getJson<ChurnView>(apiPath("/api/v1/churn", { ...params, cluster }), signal),
-    refetchInterval: POLL_MS,
+    refetchInterval: pollInterval,
     placeholderData: keepPreviousData,
   });
 
@@ -38,7 +38,7 @@ export const diagnosticsQuery = (cluster?: string | null) =>
   queryOptions({
     queryKey: queryKeys.view(cluster, "diagnostics"),
     queryFn: ({ signal }) => getJson<DiagnosticsView>(apiPath("/api/v1/diagnostics", { cluster }), signal),
-    refetchInterval: POLL_MS,
+    refetchInterval: pollInterval,
     placeholderData: keepPreviousData,
   });
 

@@ -30,6 +30,8 @@ export class ApiFetchError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** the API's error code (`unknown_cluster`, `not_ready`...), when the answer had one */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -39,10 +41,16 @@ export class ApiFetchError extends Error {
 export const BASE = process.env.NEXT_PUBLIC_BASE_PATH ?? "";
 export const POLL_MS = 5_000;
 
+/** The URL names a cluster the configuration does not have: asking again cannot help. */
+export const isUnknownCluster = (e: unknown): e is ApiFetchError => e instanceof ApiFetchError && e.status === 404 && e.code === "unknown_cluster";
+
+/** A view polls every POLL_MS, and stops once the answer is that its cluster does not exist. */
+export const pollInterval = (query: { state: { error: Error | null } }): number | false => (isUnknownCluster(query.state.error) ? false : POLL_MS);
+
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const res = await fetch(`${BASE}${path}`, { signal, headers: { Accept: "application/json" } });
   const body = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiFetchError(res.status, body?.error?.message ?? `HTTP ${res.status}`);
+  if (!res.ok) throw new ApiFetchError(res.status, body?.error?.message ?? `HTTP ${res.status}`, typeof body?.error?.code === "string" ? body.error.code : undefined);
   return body as T;
 }
 
@@ -54,7 +62,7 @@ const polled = <T,>(cluster: string | null | undefined, view: string, path: stri
   queryOptions({
     queryKey: queryKeys.view(cluster, view, params),
     queryFn: ({ signal }) => getJson<T>(apiPath(path, { ...params, cluster }), signal),
-    refetchInterval: POLL_MS,
+    refetchInterval: pollInterval,
     placeholderData: keepPreviousData,
   });
 

@@ -8,9 +8,16 @@ export function ClusterPicker() {
   const [cluster, setCluster] = useQueryState("cluster");
   const clusters = q.data?.clusters ?? [];
   if (clusters.length < 2) return null;
+  // a cluster in the URL that the configuration lacks is shown as such, not as the first one
+  const unknown = cluster !== null && !clusters.some((c) => c.name === cluster);
   return (
     <span className="picker">
       <select aria-label="Cluster" value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(e.target.value === clusters[0].name ? null : e.target.value)}>
+        {unknown ? (
+          <option value={cluster} disabled>
+            {cluster} (unknown)
+          </option>
+        ) : null}
         {clusters.map((c) => (
           <option key={c.name} value={c.name}>
             {c.name}

@@ -1,8 +1,10 @@
 /** The shared view states: which one a query is in, and what a view or list renders in each (server-rendered markup). */
 import { createElement, type ComponentProps, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { NuqsTestingAdapter } from "nuqs/adapters/testing";
 import { describe, expect, it } from "vitest";
-import { ApiFetchError } from "@/components/data/queries";
+import { ApiFetchError, clustersQuery } from "@/components/data/queries";
 import { FilteredOut, ListState, ViewState, viewPhase, type Fresh, type ViewQuery } from "@/components/ui/ViewState";
 
 const html = (node: ReactNode) => renderToStaticMarkup(createElement("div", null, node));
@@ -10,7 +12,7 @@ type Answer = Fresh & { rows: string[] };
 const AT = Date.parse("2026-03-01T12:03:07Z");
 const answer: Answer = { at: AT, pollIntervalMs: 5000, stale: [], rows: ["a", "b"] };
 
-function view(query: ViewQuery<Answer>, extra: Record<string, unknown> = {}) {
+function element(query: ViewQuery<Answer>, extra: Record<string, unknown> = {}) {
   const props: ComponentProps<typeof ViewState<Answer>> = {
     query,
     api: "GET /api/v1/things",
@@ -18,8 +20,9 @@ function view(query: ViewQuery<Answer>, extra: Record<string, unknown> = {}) {
     children: (d: Answer, s) => createElement("section", null, d.rows.join(","), s.banners, s.updating ? " updating" : ""),
     ...extra,
   };
-  return html(createElement(ViewState<Answer>, props));
+  return createElement(ViewState<Answer>, props);
 }
+const view = Object.assign((query: ViewQuery<Answer>, extra: Record<string, unknown> = {}) => html(element(query, extra)), { element });
 
 describe("viewPhase", () => {
   it("tells loading, waiting for the first poll, failure and data apart", () => {
@@ -43,6 +46,25 @@ describe("ViewState", () => {
     expect(out).toContain("GET /api/v1/things: HTTP 500");
     expect(out).toContain("Retry now");
     expect(view({ data: undefined, error: new Error("x") }, { errorAction: createElement("button", null, "Back") })).toContain("<button>Back</button>");
+  });
+
+  it("shows the configured clusters, and no retry, when the URL names a cluster the configuration lacks", () => {
+    const client = new QueryClient();
+    const roles = [{ role: "agent" as const, flavor: "upstream" as const }];
+    client.setQueryData(clustersQuery().queryKey, { demo: false, fleet: false, clusters: ["prod", "stage"].map((name) => ({ name, pollIntervalSeconds: 15, roles })) });
+    const unknown = new ApiFetchError(404, 'no cluster named "nope" in the configuration', "unknown_cluster");
+    const inApp = (node: ReactNode) => {
+      const url = { searchParams: "?cluster=nope", children: createElement(QueryClientProvider, { client }, node) };
+      return html(createElement(NuqsTestingAdapter, url));
+    };
+    const out = inApp(view.element({ data: undefined, error: unknown, refetch: () => undefined }, { failed: () => "not found" }));
+    expect(out).toContain("No cluster named “nope”");
+    expect(out).toContain('<a href="?">prod</a> (the default)');
+    expect(out).toContain('<a href="?cluster=stage">stage</a>');
+    expect(out).not.toContain("Retry");
+    expect(out).not.toContain("not found");
+    // another 404 (a node) is still the view's own
+    expect(view({ data: undefined, error: new ApiFetchError(404, "no node", "unknown_node") }, { failed: () => "not found" })).toBe("<div>not found</div>");
   });
 
   it("lets a view replace the error state for some errors", () => {

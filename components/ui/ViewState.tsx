@@ -4,7 +4,7 @@
  *
  * - `ViewState` takes a view's query and renders, in order: its skeleton while the first answer loads (also while the
  *   server's first poll of the cluster is pending: a 503, with a note), the error state when there is no data and the
- *   request failed (with a retry), else the view itself through a render prop, handing it the banners (a failed refetch,
+ *   request failed (with a retry; for a cluster the configuration does not have, the clusters it has instead), else the view itself through a render prop, handing it the banners (a failed refetch,
  *   failing sources) and the data's age to place in its head. Polling never swaps the view for the skeleton again: the
  *   last answer stays on screen with the refresh banner.
  * - `ListState` picks a list's body: unknown (its source never answered), empty (nothing there), filtered to nothing (the
@@ -13,11 +13,12 @@
 import type { ReactNode } from "react";
 import type { SourceView } from "@/lib/views/summary";
 import { plural } from "@/lib/format";
-import { ApiFetchError } from "@/components/data/queries";
+import { ApiFetchError, isUnknownCluster } from "@/components/data/queries";
 import { DataAge } from "@/components/ui/DataAge";
 import { EmptyState, ErrorState, type PanelContent } from "@/components/ui/Panel";
 import { RefreshBanner } from "@/components/ui/RefreshBanner";
 import { StaleBanner } from "@/components/ui/StaleBanner";
+import { UnknownClusterState } from "@/components/ui/UnknownCluster";
 
 /** What ViewState reads of a react-query result (a result can be passed as is). */
 export interface ViewQuery<T> {
@@ -79,6 +80,7 @@ export function ViewState<T extends Fresh>({ query, api, skeleton, stale, failed
   if (phase === "waiting") return skeletonWith(`Waiting for the first poll of this cluster (${query.error!.message}); retrying.`);
   if (phase === "error") {
     const error = query.error!;
+    if (isUnknownCluster(error)) return <UnknownClusterState />;
     const special = failed?.(error);
     if (special !== undefined) return <>{special}</>;
     const retry = query.refetch ? (

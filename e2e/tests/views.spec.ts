@@ -63,6 +63,28 @@ test("views keep the cluster when navigating, and the cluster picker switches it
   await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
 });
 
+test("a URL naming a cluster the configuration lacks: the clusters there are, one request, no polling, links that lead to them", async ({ page, consoleErrors }) => {
+  await page.clock.install();
+  const api = "/api/v1/collectors?cluster=nope";
+  const { asked } = recordRequests(page, api);
+  await page.goto("/collectors?cluster=nope");
+  const state = page.getByRole("alert").filter({ hasText: "No cluster named “nope”" });
+  await expect(state).toBeVisible();
+  await expect(state.getByRole("link")).toHaveText(["legacy", "ready"]);
+  await expect(page.getByRole("button", { name: /Retry/ })).toHaveCount(0);
+  await expect(page.getByLabel("Cluster", { exact: true })).toHaveValue("nope");
+  await expectAccessible(page, "unknown cluster");
+  await page.clock.runFor(30_000); // six poll intervals
+  await state.getByRole("link", { name: "ready" }).click();
+  await expect(page).toHaveURL(/\/collectors\?cluster=ready$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Collectors" })).toBeVisible();
+  await expect(page.getByText(/updated \d+ s ago/).first()).toBeVisible();
+  // asked once (no retry, no polling) before the other cluster's view had loaded
+  expect(asked.filter((a) => a === api)).toEqual([api]);
+  // the one 404, as the console and the network report it, and nothing else
+  expect(consoleErrors.splice(0).sort()).toEqual([`404 GET ${api}`, "Failed to load resource: the server responded with a status of 404 (Not Found)"]);
+});
+
 test("a discovered cluster: Diagnostics lists the TAs found in its Kubernetes API and how each is reached", async ({ page }) => {
   await page.goto("/diagnostics?cluster=ready");
   await expect(page.getByRole("heading", { level: 1, name: "Diagnostics" })).toBeVisible();
