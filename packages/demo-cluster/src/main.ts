@@ -1,12 +1,14 @@
 /**
  * `npm run demo-cluster -- [options]`: runs the embedded demo cluster alone. When ready, prints one line of JSON on stdout
- * (kubeconfig, kubeApi, targetAllocators, dashboardConfig, control, ...) and runs until SIGINT or SIGTERM.
+ * (kubeconfig, kubeApi, targetAllocators, dashboardConfig, control, ...) and runs until SIGINT or SIGTERM, or (started by
+ * launchDemo) until its launcher is gone.
  */
 import { parseArgs } from "node:util";
 import { startDemoCluster, DEFAULT_DEMO } from "./cluster";
 import { SCENARIOS, type ScenarioName } from "./scenario";
 import { ensureCloudwatchTa, ensureRealTa } from "./real-ta-build.mjs";
 import { ensureKubeReal } from "./kube-real-build.mjs";
+import { EXIT_WITH_PARENT_ENV } from "./contract/launcher";
 
 const USAGE = `usage: npm run demo-cluster -- [--nodes N (1-5000, default 12)] [--flavor upstream|cloudwatch] [--tracking ready-only|legacy]
        [--seed N] [--scenario ${SCENARIOS.join("|")}] [--host 127.0.0.1] [--kube-port P] [--control-port P]
@@ -144,6 +146,12 @@ async function main() {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // started by launchDemo: its stdin is a pipe from the launcher, which ends when the launcher is gone however it died
+  if (process.env[EXIT_WITH_PARENT_ENV] === "1") {
+    process.stdin.on("end", stop);
+    process.stdin.on("error", stop);
+    process.stdin.resume();
+  }
 }
 
 main().catch((e) => {

@@ -49,7 +49,15 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   /** kill the child when this process exits (default true) */
   killOnExit?: boolean;
+  /**
+   * the child closes as on SIGTERM (its temporary directory removed) when this process dies, even by SIGKILL, which no
+   * exit handler sees (default true): it watches its stdin, a pipe that only this process holds open
+   */
+  exitWithParent?: boolean;
 }
+
+/** Set in the child's environment by launchDemo: the CLI then closes when its stdin ends (its launcher is gone). */
+export const EXIT_WITH_PARENT_ENV = "ALLOCATION_LENS_DEMO_EXIT_WITH_PARENT";
 
 export interface LaunchedDemo {
   info: DemoInfo;
@@ -70,12 +78,16 @@ export async function launchDemo(args: string[] = [], opts: LaunchOptions = {}):
   const root = opts.root ?? process.cwd();
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const cmd = demoCommand(args, root);
+  const watched = opts.exitWithParent ?? true;
   const child = spawn(cmd.command, cmd.args, {
     cwd: root,
-    stdio: ["ignore", "pipe", opts.stderr === "capture" ? "pipe" : "inherit"],
+    stdio: [watched ? "pipe" : "ignore", "pipe", opts.stderr === "capture" ? "pipe" : "inherit"],
     // The parent's NODE_OPTIONS (Next's, a test runner's) are not the demo's.
-    env: { ...process.env, NODE_OPTIONS: "", ...opts.env },
+    env: { ...process.env, NODE_OPTIONS: "", ...opts.env, [EXIT_WITH_PARENT_ENV]: watched ? "1" : "" },
   });
+  // never written, never ended: it closes when this process dies; it must not keep this process alive by itself
+  child.stdin?.on("error", () => undefined);
+  (child.stdin as { unref?: () => void } | null)?.unref?.();
   let out = "";
   const keep = (s: string) => (out = (out + s).slice(-20_000));
   child.stderr?.on("data", (b: Buffer) => keep(b.toString()));

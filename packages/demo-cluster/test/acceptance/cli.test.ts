@@ -3,11 +3,16 @@
  * carries kubeconfig, kubeApi, targetAllocators (with mTLS files for cloudwatch), dashboardConfig and control; `--nodes 50`
  * runs 50 nodes with one per-node collector each.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { kubeGet, runDemoCli, startDemo, tlsGet, truth, type Demo } from "./harness";
+import { waitFor } from "@allocation-lens/test-support/wait";
+import { REPO, kubeGet, runDemoCli, startDemo, tlsGet, truth, type Demo } from "./harness";
 
 const HAVE_IPV6_LOOPBACK = Object.values(os.networkInterfaces()).some((l) => l?.some((a) => a.address === "::1"));
 
@@ -108,5 +113,41 @@ describe("demo-cluster CLI: --nodes 50 --seed 3", () => {
     } finally {
       await v6.stop();
     }
+  });
+});
+
+describe("demo-cluster CLI: the launcher's death", () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const left: number[] = [];
+  afterAll(() => {
+    for (const pid of left.filter(alive)) process.kill(pid, "SIGTERM"); // it removes its folder as it closes
+  });
+
+  /** A process that launches a demo (as the dashboard's runtime does) and is then SIGKILLed: the demo's pid and folder. */
+  async function orphan(): Promise<{ pid: number; dir: string }> {
+    const launcher = path.join(REPO, "packages/demo-cluster/test/fixtures/launch-and-stay.mts");
+    const parent = spawn(process.execPath, ["--import", "tsx", launcher, REPO], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = once(parent, "exit").then(([code]) => Promise.reject(new Error(`the launching process exited (${code}) before the demo was up`)));
+    const [line] = (await Promise.race([once(readline.createInterface({ input: parent.stdout! }), "line"), exited])) as [string];
+    const { pid, config } = JSON.parse(line) as { pid: number; config: string };
+    left.push(pid);
+    const dir = path.dirname(config);
+    expect(alive(pid) && fs.existsSync(dir)).toBe(true);
+    exited.catch(() => undefined);
+    parent.kill("SIGKILL");
+    await once(parent, "exit").catch(() => undefined);
+    return { pid, dir };
+  }
+
+  it("closes as on SIGTERM, its temporary folder removed, when the process that launched it is killed", async () => {
+    const { pid, dir } = await orphan();
+    await waitFor("the demo to exit and remove its folder", () => !alive(pid) && !fs.existsSync(dir), { timeoutMs: 20_000 });
   });
 });
