@@ -5,7 +5,6 @@ import "server-only";
  * showing a credential (lib/config/schema.ts: shownValue, yamlErrorLine).
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { parseConfig, yamlErrorLine, type Config } from "@/lib/config/schema";
@@ -65,20 +64,21 @@ export function clusterNameFromContext(context: string): string {
 }
 
 /**
- * `npm start -- --kubeconfig FILE [--context NAME]`: a configuration of one cluster whose TAs are discovered, written to
- * a private temporary folder (with the history's file beside it). Only paths and names go in it, never a credential.
+ * `npm start -- --kubeconfig FILE [--context NAME]`: a configuration of one cluster whose TAs are discovered, written as
+ * `discovered-<cluster>.yaml` into `dir` (default `.data`, where the churn history's default file is too, so that the
+ * history carries over to the next start). Only paths and names go in it, never a credential; it is rewritten at every
+ * start.
  */
-export function writeDiscoveryConfig(opts: { kubeconfig?: string; context?: string; contextName: string }): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-"));
-  fs.chmodSync(dir, 0o700);
-  const file = path.join(dir, "allocation-lens.yaml");
+export function writeDiscoveryConfig(opts: { kubeconfig?: string; context?: string; contextName: string; dir?: string }): string {
+  const dir = path.resolve(opts.dir ?? ".data");
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const name = clusterNameFromContext(opts.contextName);
+  const file = path.join(dir, `discovered-${name}.yaml`);
   const kubernetes: Record<string, string> = {};
   if (opts.kubeconfig) kubernetes.kubeconfig = opts.kubeconfig;
   if (opts.context) kubernetes.context = opts.context;
-  const config = {
-    clusters: [{ name: clusterNameFromContext(opts.contextName), kubernetes, targetAllocators: "auto" }],
-    history: { path: path.join(dir, "history.sqlite") },
-  };
+  const config = { clusters: [{ name, kubernetes, targetAllocators: "auto" }] };
   fs.writeFileSync(file, YAML.stringify(config), { mode: 0o600 });
+  fs.chmodSync(file, 0o600); // an older file keeps its mode otherwise
   return file;
 }
