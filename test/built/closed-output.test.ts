@@ -11,10 +11,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import YAML from "yaml";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
-import { waitForHttp } from "@allocation-lens/test-support/wait";
-import { BUILT, startReplica, type Replica } from "./replica-process";
+import { BUILT, demoConfig, startReadyReplica, type Replica } from "./replica-process";
 
 describe.skipIf(!BUILT)("a replica whose output is closed", () => {
   let demo: DemoCluster | undefined;
@@ -32,8 +30,8 @@ describe.skipIf(!BUILT)("a replica whose output is closed", () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-closed-output-"));
     const tokenFile = path.join(dir, "peer-token");
     fs.writeFileSync(tokenFile, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
-    const cluster = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8")).clusters[0];
-    replica = await startReplica(
+    const cluster = demoConfig(demo.info).clusters[0];
+    replica = await startReadyReplica(
       "lens-a",
       {
         clusters: [cluster],
@@ -43,7 +41,6 @@ describe.skipIf(!BUILT)("a replica whose output is closed", () => {
       dir,
     );
     const child = replica.proc.child;
-    await waitForHttp(`http://127.0.0.1:${replica.port}/api/readyz`, { timeoutMs: 90_000, child, what: "the replica" });
     // the reader goes, as when the parent dies: the replica's next write to either stream fails with EPIPE
     child.stdout!.destroy();
     child.stderr!.destroy();

@@ -7,6 +7,7 @@ import path from "node:path";
 import YAML from "yaml";
 import { freePort } from "@allocation-lens/test-support/ports";
 import { startProcess, type Proc } from "@allocation-lens/test-support/processes";
+import { waitForHttp } from "@allocation-lens/test-support/wait";
 import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -33,6 +34,17 @@ export async function startReplica(name: string, config: unknown, dir: string): 
   });
   return { name, port, proc };
 }
+
+/** startReplica, then a wait (bounded) until the replica answers /api/readyz. */
+export async function startReadyReplica(name: string, config: unknown, dir: string): Promise<Replica> {
+  const r = await startReplica(name, config, dir);
+  await waitForHttp(`http://127.0.0.1:${r.port}/api/readyz`, { timeoutMs: 90_000, child: r.proc.child, what: name });
+  return r;
+}
+
+/** The dashboard configuration a demo cluster generated for itself (its `dashboardConfig` file), parsed. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests reshape it freely before writing it back
+export const demoConfig = (info: { dashboardConfig: string }): Record<string, any> => YAML.parse(fs.readFileSync(info.dashboardConfig, "utf8"));
 
 /** An HTTP answer of a replica: status, text, and the body parsed when it is JSON. */
 export async function replicaApi(r: Replica, p: string) {

@@ -18,13 +18,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import YAML from "yaml";
 import type { Role } from "@/lib/model";
 import type { DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
 import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
 import { parseMetrics } from "@/test/acceptance/support";
 import { holderSource } from "@/lib/lease/holder-stale";
-import { BUILT, replicaApi as api, startReplica, type Replica } from "./replica-process";
+import { BUILT, demoConfig, replicaApi as api, startReplica, type Replica } from "./replica-process";
 
 export const LEASE_NAMESPACE = "allocation-lens";
 const NS = LEASE_NAMESPACE;
@@ -65,7 +64,7 @@ export function replicasSuite(name: string, target: ReplicasTarget): void {
       const tokenFile = path.join(dir, "peer-token");
       token = randomBytes(32).toString("base64url");
       fs.writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-      const base = YAML.parse(fs.readFileSync(demo.info.dashboardConfig, "utf8"));
+      const base = demoConfig(demo.info);
       cluster = base.clusters[0].name;
       leaseName = `allocation-lens-${cluster}`;
       for (const name of ["lens-a", "lens-b"]) {

@@ -16,13 +16,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import YAML from "yaml";
 import type { Role } from "@/lib/model";
 import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluster/internal/cluster";
-import { waitFor, waitForHttp } from "@allocation-lens/test-support/wait";
+import { waitFor } from "@allocation-lens/test-support/wait";
 import { parseMetrics } from "@/test/acceptance/support";
 import { holderSource } from "@/lib/lease/holder-stale";
-import { BUILT, replicaApi as api, startReplica, type Replica } from "./replica-process";
+import { BUILT, demoConfig, replicaApi as api, startReadyReplica, type Replica } from "./replica-process";
 
 const NS = "allocation-lens";
 const CLUSTERS = ["c1", "c2", "c3", "c4", "c5", "c6"];
@@ -51,9 +50,8 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
   const taRequests = (i: number) => (Object.keys(demos[i].taServers) as Role[]).reduce((s, r) => s + demos[i].taServers[r]!.requests(), 0);
 
   async function start(name: string): Promise<Replica> {
-    const r = await startReplica(name, config(name), dir);
+    const r = await startReadyReplica(name, config(name), dir);
     replicas.set(name, r);
-    await waitForHttp(`http://127.0.0.1:${r.port}/api/readyz`, { timeoutMs: 90_000, child: r.proc.child, what: name });
     return r;
   }
 
@@ -98,7 +96,7 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "lens-shards-"));
     const tokenFile = path.join(dir, "peer-token");
     fs.writeFileSync(tokenFile, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
-    const clusters = demos.map((d, i) => ({ ...YAML.parse(fs.readFileSync(d.info.dashboardConfig, "utf8")).clusters[0], name: CLUSTERS[i], pollIntervalSeconds: INTERVAL_S }));
+    const clusters = demos.map((d, i) => ({ ...demoConfig(d.info).clusters[0], name: CLUSTERS[i], pollIntervalSeconds: INTERVAL_S }));
     config = (name) => ({
       clusters,
       history: { path: path.join(dir, `${name}.sqlite`) },
