@@ -16,6 +16,8 @@ import path from "node:path";
  * - control-plane: the demo and the dashboard on a real kube-apiserver and etcd (`--kube real`), one file at a time.
  */
 const BESIDE_THE_CODE = ["lib", "components", "app", "server", "packages/*/src", "test-support"].map((d) => `${d}/**/*.test.{ts,tsx}`);
+/** unit tests that need a process and a module graph of their own */
+const OWN_PROCESS = ["server/inbound/**/*.test.{ts,tsx}"];
 const ACCEPTANCE = ["test/acceptance", "test/integration", "test/deploy", "packages/*/test/acceptance"].map((d) => `${d}/**/*.test.ts`);
 const BUILT = ["test/built/**/*.test.ts"];
 const REAL_PEERS = ["test/real-peers/**/*.test.ts"];
@@ -36,8 +38,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     projects: [
-      // pure logic and small in-process servers: both cores
-      { extends: true, test: { name: "unit", include: BESIDE_THE_CODE, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      // pure logic and small in-process servers: both cores, and the files of a worker share its process and module cache
+      // (a process and a module graph per file cost more than the tests themselves)...
+      { extends: true, test: { name: "unit", include: BESIDE_THE_CODE, exclude: OWN_PROCESS, isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      // ...except the server entry's handlers: each file puts a runtime of its own on globalThis, which those modules keep
+      { extends: true, test: { name: "unit-isolated", include: OWN_PROCESS, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       // mostly waiting on polls, watches and timers: two files at a time (vitest's default here is one: cores - 1)
       { extends: true, test: { name: "acceptance", include: ACCEPTANCE, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       // the standalone test builds its own copy of the app: alone

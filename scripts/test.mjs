@@ -5,7 +5,7 @@
 // (helm, upstream's Target Allocator, the CloudWatch fork's, oauth2-proxy, etcd and kube-apiserver: scripts/peers.mjs, cached; their logs in
 // artifacts/peers/), and meanwhile runs:
 //   checks       eslint and tsc, side by side
-//   unit         vitest --project unit: the tests beside the code
+//   unit         vitest --project unit --project unit-isolated: the tests beside the code
 //   build        next build and the bundled server entry
 //   acceptance   vitest --project acceptance: the demo-cluster suites (test/acceptance, test/integration, test/deploy,
 //                packages/*/test/acceptance)
@@ -218,7 +218,7 @@ await Promise.all(
 );
 const checksMs = Date.now() - checkStart;
 
-await vitestTier("unit", "unit", "unit tier");
+await vitestTier("unit", ["unit", "unit-isolated"], "unit tier");
 
 console.log(`\n== build (next build, then the server entry) at ${clock()}`);
 const buildStart = Date.now();
