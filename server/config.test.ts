@@ -2,10 +2,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile, writeDiscoveryConfig } from "@/server/config";
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-config-test-"));
+let dir: string;
+beforeAll(() => void (dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-config-test-"))));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("writeDiscoveryConfig", () => {
