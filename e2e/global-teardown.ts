@@ -1,14 +1,6 @@
+import { processAlive } from "@allocation-lens/test-support/processes";
 import { waitFor } from "@allocation-lens/test-support/wait";
 import { readEnv } from "./env";
-
-const gone = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
-};
 
 /**
  * SIGTERM to the processes the setup started, then a wait until they are gone: a demo removes its temporary folder (TLS
@@ -28,5 +20,5 @@ export default async function globalTeardown() {
       /* already gone */
     }
   }
-  await waitFor("the e2e processes to close", () => pids.every(gone), { timeoutMs: 15_000, intervalMs: 100 }).catch((e: Error) => console.warn(e.message));
+  await waitFor("the e2e processes to close", () => !pids.some(processAlive), { timeoutMs: 15_000, intervalMs: 100 }).catch((e: Error) => console.warn(e.message));
 }

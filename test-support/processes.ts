@@ -78,3 +78,13 @@ export async function runProcess(cmd: string, args: string[], opts: SpawnOptions
   live.delete(child);
   return { code, stdout, stderr };
 }
+
+/** Whether a process of this pid still exists (a signal 0 reaches it). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -11,6 +11,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { processAlive } from "@allocation-lens/test-support/processes";
 import { waitFor } from "@allocation-lens/test-support/wait";
 import { REPO, kubeGet, runDemoCli, startDemo, tlsGet, truth, type Demo } from "./harness";
 
@@ -117,17 +118,9 @@ describe("demo-cluster CLI: --nodes 50 --seed 3", () => {
 });
 
 describe("demo-cluster CLI: the launcher's death", () => {
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   const left: number[] = [];
   afterAll(() => {
-    for (const pid of left.filter(alive)) process.kill(pid, "SIGTERM"); // it removes its folder as it closes
+    for (const pid of left.filter(processAlive)) process.kill(pid, "SIGTERM"); // it removes its folder as it closes
   });
 
   /** A process that launches a demo (as the dashboard's runtime does) and is then SIGKILLed: the demo's pid and folder. */
@@ -139,7 +132,7 @@ describe("demo-cluster CLI: the launcher's death", () => {
     const { pid, config } = JSON.parse(line) as { pid: number; config: string };
     left.push(pid);
     const dir = path.dirname(config);
-    expect(alive(pid) && fs.existsSync(dir)).toBe(true);
+    expect(processAlive(pid) && fs.existsSync(dir)).toBe(true);
     exited.catch(() => undefined);
     parent.kill("SIGKILL");
     await once(parent, "exit").catch(() => undefined);
@@ -148,6 +141,6 @@ describe("demo-cluster CLI: the launcher's death", () => {
 
   it("closes as on SIGTERM, its temporary folder removed, when the process that launched it is killed", async () => {
     const { pid, dir } = await orphan();
-    await waitFor("the demo to exit and remove its folder", () => !alive(pid) && !fs.existsSync(dir), { timeoutMs: 20_000 });
+    await waitFor("the demo to exit and remove its folder", () => !processAlive(pid) && !fs.existsSync(dir), { timeoutMs: 20_000 });
   });
 });
