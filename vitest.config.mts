@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import path from "node:path";
 
 /**
@@ -40,7 +40,7 @@ export default defineConfig({
     projects: [
       // pure logic and small in-process servers: both cores, and the files of a worker share its process and module cache
       // (a process and a module graph per file cost more than the tests themselves)...
-      { extends: true, test: { name: "unit", include: BESIDE_THE_CODE, exclude: OWN_PROCESS, isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "unit", include: BESIDE_THE_CODE, exclude: [...configDefaults.exclude, ...OWN_PROCESS], isolate: false, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       // ...except the server entry's handlers: each file puts a runtime of its own on globalThis, which those modules keep
       { extends: true, test: { name: "unit-isolated", include: OWN_PROCESS, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       // mostly waiting on polls, watches and timers: two files at a time (vitest's default here is one: cores - 1)

@@ -15,7 +15,7 @@ interface Props {
 }
 
 /** The link that shows the same view for another cluster: the first (default) cluster needs no `?cluster=`. */
-export const clusterHref = (name: string, first: string) => (name === first ? "?" : `?${new URLSearchParams({ cluster: name })}`);
+const clusterHref = (name: string, first: string) => (name === first ? "?" : `?${new URLSearchParams({ cluster: name })}`);
 
 export function UnknownCluster({ name, clusters }: Props) {
   return (

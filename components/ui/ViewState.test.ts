@@ -50,7 +50,7 @@ describe("ViewState", () => {
 
   it("shows the configured clusters, and no retry, when the URL names a cluster the configuration lacks", () => {
     const client = new QueryClient();
-    const roles = [{ role: "agent" as const, flavor: "upstream" as const }];
+    const roles = [{ role: "per-node" as const, flavor: "upstream" as const }];
     client.setQueryData(clustersQuery().queryKey, { demo: false, fleet: false, clusters: ["prod", "stage"].map((name) => ({ name, pollIntervalSeconds: 15, roles })) });
     const unknown = new ApiFetchError(404, 'no cluster named "nope" in the configuration', "unknown_cluster");
     const inApp = (node: ReactNode) => {

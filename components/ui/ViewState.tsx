@@ -4,9 +4,10 @@
  *
  * - `ViewState` takes a view's query and renders, in order: its skeleton while the first answer loads (also while the
  *   server's first poll of the cluster is pending: a 503, with a note), the error state when there is no data and the
- *   request failed (with a retry; for a cluster the configuration does not have, the clusters it has instead), else the view itself through a render prop, handing it the banners (a failed refetch,
- *   failing sources) and the data's age to place in its head. Polling never swaps the view for the skeleton again: the
- *   last answer stays on screen with the refresh banner.
+ *   request failed (with a retry; for a cluster the configuration does not have, the clusters it has instead), else the
+ *   view itself through a render prop, handing it the banners (a failed refetch, failing sources) and the data's age to
+ *   place in its head. Polling never swaps the view for the skeleton again: the last answer stays on screen with the
+ *   refresh banner.
  * - `ListState` picks a list's body: unknown (its source never answered), empty (nothing there), filtered to nothing (the
  *   filters hide everything: `FilteredOut`, with the hidden count and a way back), or the list.
  */
