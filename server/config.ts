@@ -63,14 +63,18 @@ export function clusterNameFromContext(context: string): string {
   return name || "cluster";
 }
 
+const DATA_DIR = ".data";
+
 /**
  * `npm start -- --kubeconfig FILE [--context NAME]`: a configuration of one cluster whose TAs are discovered, written as
  * `discovered-<cluster>.yaml` into `dir` (default `.data`, where the churn history's default file is too, so that the
  * history carries over to the next start). Only paths and names go in it, never a credential; it is rewritten at every
  * start.
  */
-export function writeDiscoveryConfig(opts: { kubeconfig?: string; context?: string; contextName: string; dir?: string }): string {
-  const dir = path.resolve(opts.dir ?? ".data");
+export function writeDiscoveryConfig(opts: { kubeconfig?: string; context?: string; contextName: string; dir?: string }, cwd = process.cwd()): string {
+  // resolved against a parameter, not the process' own directory: `next build` traces a path it can compute at build time
+  // (path.resolve of a literal) and would copy the whole working tree into the standalone output
+  const dir = path.resolve(cwd, opts.dir ?? DATA_DIR);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const name = clusterNameFromContext(opts.contextName);
   const file = path.join(dir, `discovered-${name}.yaml`);
