@@ -1,6 +1,7 @@
 "use client";
 import { useQueryState } from "nuqs";
 import { useClusters } from "@/components/data/queries";
+import { clusterParam } from "@/lib/views/cluster-link";
 
 /** Shown when the configuration has more than one cluster; the choice lives in the URL. */
 export function ClusterPicker() {
@@ -12,7 +13,7 @@ export function ClusterPicker() {
   const unknown = cluster !== null && !clusters.some((c) => c.name === cluster);
   return (
     <span className="picker">
-      <select aria-label="Cluster" value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(e.target.value === clusters[0].name ? null : e.target.value)}>
+      <select aria-label="Cluster" value={cluster ?? clusters[0].name} onChange={(e) => void setCluster(clusterParam(e.target.value, clusters))}>
         {unknown ? (
           <option value={cluster} disabled>
             {cluster} (unknown)

@@ -4,20 +4,21 @@
  * cluster removed since): what was asked, and links to the clusters there are, instead of an error with a retry that
  * cannot help. The view stops polling such an answer (pollInterval in components/data/queries.ts).
  */
+import { useSearchParams } from "next/navigation";
 import { useCluster, useClusters } from "@/components/data/queries";
 import { plural } from "@/lib/format";
+import { clusterHref } from "@/lib/views/cluster-link";
 
 interface Props {
   /** the cluster the URL asked for */
   name: string;
   /** the configured clusters, the first being the default; undefined while unknown */
   clusters: readonly { name: string }[] | undefined;
+  /** the URL's query string: the links keep its other parameters */
+  search?: string;
 }
 
-/** The link that shows the same view for another cluster: the first (default) cluster needs no `?cluster=`. */
-const clusterHref = (name: string, first: string) => (name === first ? "?" : `?${new URLSearchParams({ cluster: name })}`);
-
-export function UnknownCluster({ name, clusters }: Props) {
+export function UnknownCluster({ name, clusters, search = "" }: Props) {
   return (
     <div className="banner warn" role="alert">
       <div>
@@ -30,7 +31,7 @@ export function UnknownCluster({ name, clusters }: Props) {
             <ul>
               {clusters.map((c, i) => (
                 <li key={c.name}>
-                  <a href={clusterHref(c.name, clusters[0].name)}>{c.name}</a>
+                  <a href={clusterHref(search, c.name, clusters)}>{c.name}</a>
                   {i === 0 ? " (the default)" : null}
                 </li>
               ))}
@@ -45,5 +46,7 @@ export function UnknownCluster({ name, clusters }: Props) {
 /** UnknownCluster for the cluster in the URL, with the configured clusters as the server lists them. */
 export function UnknownClusterState() {
   const clusters = useClusters();
-  return <UnknownCluster name={useCluster() ?? ""} clusters={clusters.data?.clusters} />;
+  // null outside Next's router (a test's render): no other parameters to keep
+  const search = useSearchParams()?.toString() ?? "";
+  return <UnknownCluster name={useCluster() ?? ""} clusters={clusters.data?.clusters} search={search} />;
 }

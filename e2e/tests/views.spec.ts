@@ -63,11 +63,11 @@ test("views keep the cluster when navigating, and the cluster picker switches it
   await expect(page.getByRole("heading", { level: 1, name: "legacy" })).toBeVisible();
 });
 
-test("a URL naming a cluster the configuration lacks: the clusters there are, one request, no polling, links that lead to them", async ({ page, consoleErrors }) => {
+test("a URL naming a cluster the configuration lacks: the clusters there are, one request, no polling, links that lead to them keeping the URL's other parameters", async ({ page, consoleErrors }) => {
   await page.clock.install();
   const api = "/api/v1/collectors?cluster=nope";
   const { asked } = recordRequests(page, api);
-  await page.goto("/collectors?cluster=nope");
+  await page.goto("/collectors?theme=light&cluster=nope");
   const state = page.getByRole("alert").filter({ hasText: "No cluster named “nope”" });
   await expect(state).toBeVisible();
   await expect(state.getByRole("link")).toHaveText(["legacy", "ready"]);
@@ -76,7 +76,7 @@ test("a URL naming a cluster the configuration lacks: the clusters there are, on
   await expectAccessible(page, "unknown cluster");
   await page.clock.runFor(30_000); // six poll intervals
   await state.getByRole("link", { name: "ready" }).click();
-  await expect(page).toHaveURL(/\/collectors\?cluster=ready$/);
+  await expect(page).toHaveURL(/\/collectors\?theme=light&cluster=ready$/);
   await expect(page.getByRole("heading", { level: 1, name: "Collectors" })).toBeVisible();
   await expect(page.getByText(/updated \d+ s ago/).first()).toBeVisible();
   // asked once (no retry, no polling) before the other cluster's view had loaded
