@@ -10,7 +10,7 @@ import { startProcess, type Proc } from "@allocation-lens/test-support/processes
 import { waitForHttp } from "@allocation-lens/test-support/wait";
 import { SERVING_ENV, SERVING_NODE_FLAGS } from "@/lib/node-flags";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+export const ROOT = path.resolve(import.meta.dirname, "../..");
 export const ENTRY = path.join(ROOT, ".next", "allocation-lens-server.mjs");
 export const BUILT = fs.existsSync(ENTRY);
 // npm test builds first; CI (ALLOCATION_LENS_REQUIRE_PEERS=1) fails rather than skip without a build

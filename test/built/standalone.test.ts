@@ -29,7 +29,7 @@ const BUILT = path.join(DIST, "standalone");
  * The image's /app: the standalone output copied to a world-readable place, because the non-root user cannot always reach
  * the checkout (a clone made with mktemp -d is mode 0700).
  */
-const STANDALONE = fs.mkdtempSync(path.join(os.tmpdir(), "al-image-"));
+let STANDALONE = "";
 const APP_UID = 10001;
 const asRoot = process.getuid?.() === 0;
 
@@ -75,7 +75,9 @@ async function ensureBuild(): Promise<void> {
     const r = await run(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "build"], env);
     if (r.code !== 0) throw new Error(`standalone build failed:\n${r.out}`);
   }
-  // Laid out as the Dockerfile does: the standalone output, with static assets and public/ beside server.js.
+  // Laid out as the Dockerfile does: the standalone output, with static assets and public/ beside server.js. Made here,
+  // not at the module's top, which `vitest list` runs too.
+  STANDALONE = fs.mkdtempSync(path.join(os.tmpdir(), "al-image-"));
   fs.cpSync(BUILT, STANDALONE, { recursive: true, verbatimSymlinks: true });
   const staticDir = path.join(STANDALONE, DIST_REL, "static");
   fs.rmSync(staticDir, { recursive: true, force: true });
@@ -201,7 +203,7 @@ describe("standalone server (the container image's entry point)", { timeout: 120
     if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
     await demo?.close();
     if (work) fs.rmSync(work, { recursive: true, force: true });
-    fs.rmSync(STANDALONE, { recursive: true, force: true });
+    if (STANDALONE) fs.rmSync(STANDALONE, { recursive: true, force: true });
   });
 
   it("serves the probes without credentials; readyz turns 200 once the first poll is done", async () => {

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BUILT, ENTRY } from "./replica-process";
+import { BUILT, ENTRY, ROOT } from "./replica-process";
 
 const SERVER = path.join(path.dirname(ENTRY), "server");
 const SOURCE_TREE = ["package-lock.json", "tsconfig.json", "CHANGELOG.md", "README.md"];
@@ -18,11 +18,10 @@ describe.skipIf(!BUILT)("the build's file traces", () => {
   it("name no file of the source tree's top level", () => {
     const traces = (fs.readdirSync(SERVER, { recursive: true }) as string[]).filter((f) => f.endsWith(".nft.json"));
     expect(traces.length).toBeGreaterThan(10);
-    const root = path.resolve(path.dirname(ENTRY), "..");
     const offending = traces.flatMap((t) => {
       const dir = path.dirname(path.join(SERVER, t));
       const files = (JSON.parse(fs.readFileSync(path.join(SERVER, t), "utf8")) as { files: string[] }).files;
-      return files.filter((f) => SOURCE_TREE.includes(path.relative(root, path.resolve(dir, f)))).map((f) => `${t}: ${f}`);
+      return files.filter((f) => SOURCE_TREE.includes(path.relative(ROOT, path.resolve(dir, f)))).map((f) => `${t}: ${f}`);
     });
     expect(offending.slice(0, 5)).toEqual([]);
   });
