@@ -8,16 +8,19 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /src
-# better-sqlite3 compiles its native module when no prebuilt binary can be fetched
+# better-sqlite3 compiles its native module when no prebuilt binary can be fetched; packages/memory always compiles its own
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-# the workspaces' manifests too: npm ci links them (packages/allocation, packages/demo-cluster, test-support)
+# the workspaces' manifests too: npm ci links them (packages/allocation, packages/demo-cluster, test-support), and
+# packages/memory whole: its install compiles its addon (binding.gyp, src/memory.cc)
 COPY package.json package-lock.json ./
 COPY packages/allocation/package.json packages/allocation/
 COPY packages/demo-cluster/package.json packages/demo-cluster/
+COPY packages/memory/ packages/memory/
 COPY test-support/package.json test-support/
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund \
+ && test -f packages/memory/build/Release/allocation_lens_memory.node
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
@@ -26,6 +29,8 @@ ENV NEXT_TELEMETRY_DISABLED=1
 ARG ALLOCATION_LENS_BASE_PATH=""
 COPY --from=deps /src/node_modules ./node_modules
 COPY . .
+# the workspace's compiled addon (node_modules/@allocation-lens/memory links to packages/memory)
+COPY --from=deps /src/packages/memory/build ./packages/memory/build
 # `npm run build` also bundles the server entry (server/inbound/main.ts: our HTTP server with explicit limits and the body
 # gate in front of Next.js) into .next/allocation-lens-server.mjs, and the poll worker (server/poll/worker.ts, the thread
 # that polls, analyses and keeps the history) into .next/allocation-lens-poll-worker.mjs; the image runs the entry instead

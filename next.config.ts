@@ -39,8 +39,9 @@ const nextConfig: NextConfig = {
   // about 13 MB of the heap, 29 MB with their code), where only the Lease API and the kubeconfig are used; bundled,
   // what is not used is left out (the serving thread's heap 91 -> 78 MB on 10 clusters, 2026-12-06).
   serverExternalPackages: ["@peculiar/x509"],
-  // The poll worker (a bundle of its own, scripts/build-server.mjs) loads the SQLite addon from node_modules; nothing in
-  // Next's bundles imports it, so the standalone output is told to carry it.
+  // The poll worker (a bundle of its own, scripts/build-server.mjs) loads the SQLite addon and the memory release's
+  // (packages/memory, a workspace: node_modules links to its folder) from node_modules; nothing in Next's bundles imports
+  // them, so the standalone output is told to carry them.
   outputFileTracingIncludes: {
     "/*": [
       "./node_modules/better-sqlite3/package.json",
@@ -48,6 +49,9 @@ const nextConfig: NextConfig = {
       "./node_modules/better-sqlite3/build/Release/better_sqlite3.node",
       "./node_modules/bindings/**/*",
       "./node_modules/file-uri-to-path/**/*",
+      "./node_modules/@allocation-lens/memory/package.json",
+      "./node_modules/@allocation-lens/memory/index.mjs",
+      "./node_modules/@allocation-lens/memory/build/Release/allocation_lens_memory.node",
     ],
   },
 };

@@ -21,9 +21,9 @@ export const POLL_WORKER_FILE = "allocation-lens-poll-worker.mjs";
 export async function buildServerEntry(outfile = path.join(root, process.env.ALLOCATION_LENS_DIST_DIR || ".next", "allocation-lens-server.mjs")) {
   try {
     await bundle(path.join(root, "server", "inbound", "main.ts"), outfile);
-    // The worker carries the Kubernetes client, the TA reader, the analysis and the history: all bundled but the SQLite
-    // addon (a native module, loaded from node_modules).
-    await bundle(path.join(root, "server", "poll", "worker.ts"), path.join(path.dirname(outfile), POLL_WORKER_FILE), ["better-sqlite3"]);
+    // The worker carries the Kubernetes client, the TA reader, the analysis and the history: all bundled but the native
+    // addons (SQLite's, and the memory release's), loaded from node_modules.
+    await bundle(path.join(root, "server", "poll", "worker.ts"), path.join(path.dirname(outfile), POLL_WORKER_FILE), ["better-sqlite3", "@allocation-lens/memory"]);
   } finally {
     await stop();
   }

@@ -16,6 +16,7 @@ import os from "node:os";
 import { format } from "node:util";
 import zlib from "node:zlib";
 import { parentPort, workerData } from "node:worker_threads";
+import { releaseMemory, unavailable as memoryAddonMissing } from "@allocation-lens/memory";
 import { loadConfigFile } from "@/server/config";
 import { ClusterPoller } from "@/server/poller";
 import { releaseHistory, startHistory, stopHistory } from "@/server/history/registry";
@@ -83,11 +84,22 @@ function transferable(a: Answer): ArrayBuffer[] {
   return a.gzip ? [a.body.buffer as ArrayBuffer, a.gzip.buffer as ArrayBuffer] : [a.body.buffer as ArrayBuffer];
 }
 
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
 function withoutAnalysis(s: Snapshot): Omit<Snapshot, "analysis"> {
   const copy: Partial<Snapshot> = { ...s };
   delete copy.analysis;
   return copy as Omit<Snapshot, "analysis">;
 }
+
+/**
+ * How long after the last cluster handed over (its poller suspended) the thread gives the memory of the clusters it no
+ * longer polls back to the system: their readings are garbage by then, but V8 keeps its heap grown until a
+ * memory-reducing collection, and glibc keeps freed memory resident in its arenas (a replica that held every cluster and
+ * handed half of them over stayed ~35 MiB above one that had only ever held its half). Several hand-overs in a row (one
+ * cluster at a time, as a replica sheds its excess) make one release, after the last.
+ */
+export const RELEASE_AFTER_HANDOVER_MS = 10_000;
 
 function main(): void {
   const priority = lowerPriority();
@@ -132,6 +144,23 @@ function main(): void {
       pushTimer.unref?.();
     }
     return d.send === "now";
+  };
+
+  let releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  let handedOver = 0;
+  const releaseSoon = () => {
+    handedOver++;
+    clearTimeout(releaseTimer);
+    releaseTimer = setTimeout(() => {
+      const before = process.memoryUsage.rss();
+      const r = releaseMemory();
+      const n = handedOver;
+      handedOver = 0;
+      const what = `${n} cluster${n === 1 ? "" : "s"} handed over`;
+      if (r === null) console.warn(`allocation-lens: ${what}; their memory stays resident: ${memoryAddonMissing()}`);
+      else console.log(`allocation-lens: ${what}: memory given back, RSS ${mib(before)} -> ${mib(process.memoryUsage.rss())} MiB (a full collection of the poll thread's heap, malloc_trim ${r.trimmed ? "gave memory back" : "found none to give"}; ${Math.round(r.ms)} ms)`);
+    }, RELEASE_AFTER_HANDOVER_MS);
+    releaseTimer.unref?.();
   };
 
   const answer = async (cluster: string, question: AnswerQuestion): Promise<Answer> => {
@@ -181,6 +210,7 @@ function main(): void {
               await poller.suspend();
               // its per-pod series go some minutes later: the new holder exports them from now on
               releaseHistory(m.cluster, Date.now());
+              releaseSoon();
             }
             post({ t: "reply", id: m.id, ok: true, value: null });
             return;
@@ -200,6 +230,7 @@ function main(): void {
           }
           case "stop":
             clearTimeout(pushTimer);
+            clearTimeout(releaseTimer);
             await Promise.all([...pollers.values()].map((p) => p.stop()));
             stopHistory();
             post({ t: "reply", id: m.id, ok: true, value: null });

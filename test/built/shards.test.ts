@@ -30,6 +30,15 @@ const DURATION_S = 6;
 const RENEW_S = 0.5;
 const INTERVAL_S = 3;
 
+/** The line a replica logs when it gives memory back after handing clusters over (server/poll/worker.ts). */
+const RELEASED = /\d+ clusters? handed over: memory given back, RSS \d+ -> \d+ MiB \(a full collection of the poll thread's heap, malloc_trim (gave memory back|found none to give); \d+ ms\)/;
+/** Whether a replica has logged that line since it last handed a cluster over (server/lease logs each hand-over). */
+function releasedSinceHandOver(r: Replica): boolean {
+  const out = r.proc.output();
+  const i = out.lastIndexOf("handed over (this replica holds more than its share)");
+  return i >= 0 && RELEASED.test(out.slice(i));
+}
+
 describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases", () => {
   const demos: DemoCluster[] = [];
   const replicas = new Map<string, Replica>();
@@ -167,7 +176,7 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     await leaseSeriesAgree(2, 3);
   });
 
-  it("started again: two clusters move to it, each handed over once; two each again", async () => {
+  it("started again: two clusters move to it, each handed over once; two each again; the replicas that handed them over give their memory back", async () => {
     const t0 = transitions();
     const before = holders();
     await start("lens-c");
@@ -180,5 +189,14 @@ describe.skipIf(!BUILT)("three replicas share six clusters out by their Leases",
     for (const cl of CLUSTERS) expect([cl, t1[cl] - t0[cl]]).toEqual([cl, moved.includes(cl) ? 1 : 0]);
     for (const cl of moved) expect(after[cl]).toBe("lens-c");
     await everyReplicaAnswersEveryCluster();
+    // each replica that handed a cluster over logs the release of its memory once the hand-overs have settled
+    const givers = [...new Set(moved.map((cl) => before[cl]!))];
+    expect(givers.length).toBeGreaterThan(0);
+    await waitFor("the memory release of each replica that handed a cluster over", () => givers.every((n) => releasedSinceHandOver(replicas.get(n)!)) || undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      last: () => givers.map((n) => replicas.get(n)!.proc.output().split("\n").filter((l) => l.includes("handed over")).slice(-3)),
+    });
+    for (const n of givers) console.log(`shards: ${n}: ${replicas.get(n)!.proc.output().match(new RegExp(RELEASED, "g"))!.at(-1)}`);
   });
 });
