@@ -1,4 +1,5 @@
-// The addon, or why it cannot be loaded (a platform without a compiler at install, say): the caller then goes on without it.
+// The addon, or why it cannot be loaded (its compiled file missing: an image assembled by hand, say): the caller then goes
+// on without it.
 import { createRequire } from "node:module";
 
 let addon = null;
