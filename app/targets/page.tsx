@@ -3,9 +3,10 @@ import { AppShell } from "@/components/shell/AppShell";
 import { TargetsView } from "@/components/targets/TargetsView";
 import { apiPath } from "@/lib/api/paths";
 import { TARGET_PAGE_SIZE } from "@/lib/views/target-window";
+import { KEPT_PARAMS } from "@/lib/views/cluster-link";
 
 /** Query parameters that do not filter or sort the listing. */
-const NOT_FILTERS = new Set(["cluster", "theme"]);
+const NOT_FILTERS = new Set<string>(KEPT_PARAMS);
 
 /**
  * The unfiltered listing's first page is fetched from the HTML's head, as the node map's data is (app/nodes/page.tsx):

@@ -27,6 +27,7 @@ import { TimelineEmpty } from "./TimelineEmpty";
 import { useChurnUrl } from "./useChurnUrl";
 import styles from "./churn.module.css";
 import { formatCount, spansDays } from "@/lib/format";
+import { keptParams } from "@/lib/views/cluster-link";
 
 /** Roles the cluster has, from the series (every poll records each role) and the timeline. */
 function rolesOf(v: ChurnData): Role[] {
@@ -55,8 +56,7 @@ function ChurnBody({ v, status, url, embed }: { v: ChurnData; status: ViewStatus
   const pathname = usePathname();
   const search = useSearchParams();
 
-  const keep = new URLSearchParams();
-  for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
+  const keep = keptParams(search);
   const nodesPath = pathname.startsWith("/embed") ? "/embed/nodes" : "/nodes";
   const nodeHref = (node: string) => {
     const p = new URLSearchParams(keep);

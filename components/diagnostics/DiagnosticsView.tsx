@@ -17,6 +17,7 @@ import { StatusFilter } from "./StatusFilter";
 import { StatusGlyph } from "./StatusIcon";
 import { useStatusFilter } from "./useStatusFilter";
 import styles from "./diagnostics.module.css";
+import { keptParams } from "@/lib/views/cluster-link";
 
 export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
   const q = useDiagnostics();
@@ -30,8 +31,7 @@ export function DiagnosticsView({ embed = false }: { embed?: boolean }) {
 function DiagnosticsBody({ v, status, embed }: { v: DiagnosticsData; status: ViewStatus; embed: boolean }) {
   const filter = useStatusFilter();
   const search = useSearchParams();
-  const keep = new URLSearchParams();
-  for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
+  const keep = keptParams(search);
   const { shown, hidden } = filterChecks(v.checks, filter.statuses);
   const good = allPass(v.counts);
 

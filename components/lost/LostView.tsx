@@ -17,6 +17,7 @@ import { EmptyState, Panel } from "@/components/ui/Panel";
 import { FilteredOut, ListState, ViewState, type ViewStatus } from "@/components/ui/ViewState";
 import styles from "./lost.module.css";
 import { formatCount, ROLE_TITLE } from "@/lib/format";
+import { keptParams } from "@/lib/views/cluster-link";
 
 export const GHOST_SENTENCE =
   "These targets still carry a collector name, so the TA counts them as assigned: nothing scrapes them and its unassigned gauge stays at 0.";
@@ -38,8 +39,7 @@ function LostBody({ v, status, embed }: { v: LostData; status: ViewStatus; embed
   const anyGhost = v.roles.some((r) => r.groups.length);
 
   // the Targets view, filtered to this collector's ghosts; cluster and theme carried over
-  const keep = new URLSearchParams();
-  for (const k of ["cluster", "theme"]) if (search.get(k)) keep.set(k, search.get(k)!);
+  const keep = keptParams(search);
   const targetsPath = pathname.startsWith("/embed") ? "/embed/targets" : "/targets";
   const targetsHref = (g: GhostGroup) => serializeTargetFilters(`${targetsPath}?${keep}`, { class: ["ghost"], collector: g.collector, role: g.role });
 

@@ -6,6 +6,7 @@ import { ThemeToggle } from "@/components/shell/ThemeToggle";
 import { ClusterPicker } from "@/components/shell/ClusterPicker";
 import { DemoPanel } from "@/components/shell/DemoPanel";
 import { useClusters } from "@/components/data/queries";
+import { keptParams } from "@/lib/views/cluster-link";
 
 export const VIEWS = [
   { href: "/", label: "Overview" },
@@ -26,11 +27,7 @@ function Nav() {
   const pathname = usePathname();
   const params = useSearchParams();
   const fleet = useClusters().data?.fleet === true;
-  const keep = new URLSearchParams();
-  for (const k of ["cluster", "theme"]) {
-    const v = params.get(k);
-    if (v) keep.set(k, v);
-  }
+  const keep = keptParams(params);
   const suffix = keep.toString() ? `?${keep}` : "";
   return (
     <nav className="shell-nav" aria-label="Views">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clusterHref, clusterParam } from "@/lib/views/cluster-link";
+import { clusterHref, clusterParam, keptParams } from "@/lib/views/cluster-link";
 
 const clusters = [{ name: "prod-eu" }, { name: "prod-us" }, { name: "a&b" }];
 
@@ -22,5 +22,16 @@ describe("clusterHref", () => {
   it("keeps the view's other parameters, in their order", () => {
     expect(clusterHref("?role=agent&cluster=nope&q=job%3Dx", "prod-us", clusters)).toBe("?role=agent&cluster=prod-us&q=job%3Dx");
     expect(clusterHref(new URLSearchParams("theme=dark&cluster=nope"), "prod-eu", clusters)).toBe("?theme=dark");
+  });
+});
+
+describe("keptParams", () => {
+  it("keeps the cluster and the theme and nothing else", () => {
+    expect(keptParams("?role=agent&theme=dark&q=x&cluster=prod-us").toString()).toBe("cluster=prod-us&theme=dark");
+    expect(keptParams(new URLSearchParams("node=n1")).toString()).toBe("");
+  });
+  it("drops empty values and escapes the kept ones", () => {
+    expect(keptParams("cluster=&theme=light").toString()).toBe("theme=light");
+    expect(keptParams("cluster=a%26b").toString()).toBe("cluster=a%26b");
   });
 });

@@ -16,3 +16,17 @@ export function clusterHref(search: string | URLSearchParams, name: string, clus
   else params.set("cluster", value);
   return `?${params}`;
 }
+
+/** The parameters a link to another view keeps: which cluster, and the theme. */
+export const KEPT_PARAMS = ["cluster", "theme"] as const;
+
+/** The kept parameters of `search` (their non-empty values only), for a link to another view. */
+export function keptParams(search: string | Pick<URLSearchParams, "get">): URLSearchParams {
+  const from = typeof search === "string" ? new URLSearchParams(search) : search;
+  const keep = new URLSearchParams();
+  for (const k of KEPT_PARAMS) {
+    const v = from.get(k);
+    if (v) keep.set(k, v);
+  }
+  return keep;
+}
