@@ -22,6 +22,9 @@ import { fnv1a } from "@/lib/hash";
 /** The label of the membership Leases; its value tells installations in one namespace apart (memberLabelValue). */
 export const MEMBER_LABEL = "allocation-lens.io/members-of";
 
+/** What a replica logs, after its Lease's name, when it hands a cluster over (operators and tests look for it). */
+export const HANDED_OVER = "handed over (this replica holds more than its share)";
+
 const DNS_LABEL_MAX = 63;
 const NAME_MAX = 253;
 

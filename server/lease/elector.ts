@@ -25,6 +25,7 @@ import {
   type Observation,
 } from "@/lib/lease/election";
 import { abortable } from "@/server/kube/informers";
+import { HANDED_OVER } from "@/lib/lease/shards";
 
 export interface LeaseView {
   /** the holder's identity, null when the Lease is free or not read yet */
@@ -241,7 +242,7 @@ export class ClusterLease {
         const written = await this.call((s) => this.calls.replace(leaseOf(this.o.namespace, this.o.name, released, read, this.o.labels), s));
         this.counts.writes++;
         this.counts.handOvers++;
-        this.o.log?.(`allocation-lens: lease ${this.o.namespace}/${this.o.name}: handed over (this replica holds more than its share); no longer polling`);
+        this.o.log?.(`allocation-lens: lease ${this.o.namespace}/${this.o.name}: ${HANDED_OVER}; no longer polling`);
         this.read = written;
         this.observation = observe(undefined, recordOf(written), this.now());
         this.notHolding({ holder: null, address: null, self: false });

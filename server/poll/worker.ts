@@ -28,6 +28,7 @@ import { GZIP_MIN_BYTES } from "@/lib/inbound/pushed";
 import type { Snapshot } from "@/lib/snapshot";
 import { threadCpuMs } from "@/lib/thread-cpu";
 import { MetricsPushGate, metricsPushGapMs } from "@/lib/metrics/push-gate";
+import { formatBytes } from "@/lib/format";
 
 const port = parentPort!;
 
@@ -84,8 +85,6 @@ function transferable(a: Answer): ArrayBuffer[] {
   return a.gzip ? [a.body.buffer as ArrayBuffer, a.gzip.buffer as ArrayBuffer] : [a.body.buffer as ArrayBuffer];
 }
 
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-
 function withoutAnalysis(s: Snapshot): Omit<Snapshot, "analysis"> {
   const copy: Partial<Snapshot> = { ...s };
   delete copy.analysis;
@@ -99,7 +98,7 @@ function withoutAnalysis(s: Snapshot): Omit<Snapshot, "analysis"> {
  * handed half of them over stayed ~35 MiB above one that had only ever held its half). Several hand-overs in a row (one
  * cluster at a time, as a replica sheds its excess) make one release, after the last.
  */
-export const RELEASE_AFTER_HANDOVER_MS = 10_000;
+const RELEASE_AFTER_HANDOVER_MS = 10_000;
 
 function main(): void {
   const priority = lowerPriority();
@@ -158,7 +157,7 @@ function main(): void {
       handedOver = 0;
       const what = `${n} cluster${n === 1 ? "" : "s"} handed over`;
       if (r === null) console.warn(`allocation-lens: ${what}; their memory stays resident: ${memoryAddonMissing()}`);
-      else console.log(`allocation-lens: ${what}: memory given back, RSS ${mib(before)} -> ${mib(process.memoryUsage.rss())} MiB (a full collection of the poll thread's heap, malloc_trim ${r.trimmed ? "gave memory back" : "found none to give"}; ${Math.round(r.ms)} ms)`);
+      else console.log(`allocation-lens: ${what}: memory given back, RSS ${formatBytes(before)} -> ${formatBytes(process.memoryUsage.rss())} (a full collection of the poll thread's heap, malloc_trim ${r.trimmed ? "gave memory back" : "found none to give"}; ${Math.round(r.ms)} ms)`);
     }, RELEASE_AFTER_HANDOVER_MS);
     releaseTimer.unref?.();
   };

@@ -21,6 +21,7 @@ import { startDemoCluster, type DemoCluster } from "@allocation-lens/demo-cluste
 import { waitFor } from "@allocation-lens/test-support/wait";
 import { parseMetrics } from "@/test/acceptance/support";
 import { holderSource } from "@/lib/lease/holder-stale";
+import { HANDED_OVER } from "@/lib/lease/shards";
 import { BUILT, demoConfig, replicaApi as api, startReadyReplica, type Replica } from "./replica-process";
 
 const NS = "allocation-lens";
@@ -31,11 +32,11 @@ const RENEW_S = 0.5;
 const INTERVAL_S = 3;
 
 /** The line a replica logs when it gives memory back after handing clusters over (server/poll/worker.ts). */
-const RELEASED = /\d+ clusters? handed over: memory given back, RSS \d+ -> \d+ MiB \(a full collection of the poll thread's heap, malloc_trim (gave memory back|found none to give); \d+ ms\)/;
+const RELEASED = /\d+ clusters? handed over: memory given back, RSS [\d.]+ MiB -> [\d.]+ MiB \(a full collection of the poll thread's heap, malloc_trim (gave memory back|found none to give); \d+ ms\)/;
 /** Whether a replica has logged that line since it last handed a cluster over (server/lease logs each hand-over). */
 function releasedSinceHandOver(r: Replica): boolean {
   const out = r.proc.output();
-  const i = out.lastIndexOf("handed over (this replica holds more than its share)");
+  const i = out.lastIndexOf(HANDED_OVER);
   return i >= 0 && RELEASED.test(out.slice(i));
 }
 
