@@ -27,7 +27,8 @@
  *    one poll, and the requests per poll interval. N clusters' worth is N polls' requests per interval, whatever the
  *    number of replicas; a cluster polled twice (two replicas both holding it) shows as twice its worth;
  *  - after the window, fresh loads of the overview (each cluster in turn) and the fleet page in Chromium, to the first
- *    frame with their figures.
+ *    frame with their figures; with each, the machine's busy cores during it and how long the replicas' serving threads
+ *    waited for a core (the browser shares the machine's cores with the replicas, the demos and Prometheus).
  * Then a table with PASS or FAIL, and one JSON line.
  */
 import fs from "node:fs";
@@ -46,7 +47,7 @@ import { DERIVED_METRICS } from "@/lib/metrics/derived";
 import { loadConfigFile } from "@/server/config";
 import { TaHttp } from "@/server/ta/http";
 import { FIRST_ROW } from "./bench-fleet.mts";
-import { buildIfMissing, cpuOfThreads, cpuOfTree, freePort, launchChromium, pct, rssOfTree, startDashboard, startDemo, stopAll, timeFirstPaint, waitReady, warmChromium, type Dashboard, type FirstPaint } from "./harness.mts";
+import { buildIfMissing, cpuOfThreads, cpuOfTree, freePort, launchChromium, pct, rssOfTree, runDir, runQueueWaitMs, startDashboard, startDemo, stopAll, timeFirstPaint, track, waitReady, warmChromium, type Dashboard, type FirstPaint } from "./harness.mts";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 export const CLUSTERS_TARGETS = {
@@ -242,6 +243,17 @@ function taFigures(w: Watch, clusters: string[], fromMs: number, toMs: number, i
   return { perPoll, perInterval };
 }
 
+/**
+ * What the machine did during a page load: its cores busy (every process, /proc/stat), and how long the replicas'
+ * serving threads, runnable, waited on a run queue for a core (their schedstat). The browser runs on the same cores as
+ * the replicas, the demo clusters and Prometheus: a load whose serving threads waited hundreds of milliseconds measured
+ * the machine more than the dashboard.
+ */
+export interface LoadContention {
+  busyCores: number;
+  servingWaitedMs: number;
+}
+
 export interface Phase {
   label: string;
   replicas: number;
@@ -265,6 +277,8 @@ export interface Phase {
   pollsPerClusterPerInterval: { min: number; max: number };
   overviewMs: number[];
   fleetMs: number[];
+  /** each page load in turn (the overview's, then the fleet page's): what the machine did meanwhile */
+  loadContention: LoadContention[];
   fleetRows: number | null;
   /** before the loads: each page's HTML asked once on each replica (ms), the first after a start loading its server code */
   firstRenders: number[];
@@ -394,6 +408,7 @@ async function measure(
 
   const overviewMs: number[] = [];
   const fleetMs: number[] = [];
+  const loadContention: LoadContention[] = [];
   let fleetRows: number | null = null;
   let loads0 = NaN;
   // Next.js loads a page's server code at its first request after the server starts (about a second here): that first
@@ -413,17 +428,29 @@ async function measure(
     await watch.scrapedAfter(replicas.map((r) => r.base), rendered, "a scrape after the first renders");
     loads0 = Date.now();
     log(`${label}: ${LOADS} fresh loads of the overview (a cluster each, on each replica in turn)${o.fleet ? ` and ${LOADS} of the fleet page` : ""}...`);
+    const browser = o.browser;
+    /** a load, and what the machine did meanwhile: its busy cores, and how long the replicas' serving threads waited for one */
+    const timed = async (url: string, selector: string, api: string) => {
+      const m0 = machineTicks();
+      const w0 = replicas.map((r) => runQueueWaitMs(r.pid));
+      const p = await timeFirstPaint(browser, url, selector, { api });
+      const m1 = machineTicks();
+      const waited = replicas.reduce((s, r, i) => s + runQueueWaitMs(r.pid) - w0[i], 0);
+      const busy = (m1.busy - m0.busy) / ((m1.busy + m1.idle - m0.busy - m0.idle) / os.availableParallelism());
+      loadContention.push({ busyCores: busy, servingWaitedMs: waited });
+      return { p, contention: `; meanwhile ${busy.toFixed(2)} of ${os.availableParallelism()} cores busy, the serving thread${replicas.length > 1 ? "s" : ""} waited ${fmt(waited)} ms for a core` };
+    };
     for (let i = 0; i < LOADS; i++) {
       const r = replicas[i % replicas.length];
-      const p = await timeFirstPaint(o.browser, `${r.base}/?cluster=${clusters[(i * 7) % clusters.length]}`, OVERVIEW_FIGURES, { api: "/api/v1/summary" });
+      const { p, contention } = await timed(`${r.base}/?cluster=${clusters[(i * 7) % clusters.length]}`, OVERVIEW_FIGURES, "/api/v1/summary");
       overviewMs.push(p.painted);
-      log(`${label}: overview: ${phases(p)}`);
+      log(`${label}: overview: ${phases(p)}${contention}`);
     }
     if (o.fleet) {
       for (let i = 0; i < LOADS; i++) {
-        const p = await timeFirstPaint(o.browser, `${replicas[i % replicas.length].base}/fleet`, FIRST_ROW, { api: "/api/v1/fleet" });
+        const { p, contention } = await timed(`${replicas[i % replicas.length].base}/fleet`, FIRST_ROW, "/api/v1/fleet");
         fleetMs.push(p.painted);
-        log(`${label}: fleet page: ${phases(p)}`);
+        log(`${label}: fleet page: ${phases(p)}${contention}`);
       }
       const f = (await (await fetch(`${replicas[0].base}/api/v1/fleet`)).json()) as { clusters: unknown[] };
       fleetRows = f.clusters.length;
@@ -457,6 +484,7 @@ async function measure(
     pollsPerClusterPerInterval: { min: Math.min(...perIntervalPolls), max: Math.max(...perIntervalPolls) },
     overviewMs,
     fleetMs,
+    loadContention,
     fleetRows,
     firstRenders,
     machineCores: (machine1.busy - machine0.busy) / ((machine1.busy + machine1.idle - machine0.busy - machine0.idle) / os.availableParallelism()),
@@ -532,7 +560,7 @@ export interface ClustersBench {
 export async function benchClusters(o: { clusters: number; nodes: number; pollsPerCluster: number; intervalS: number; profile?: string; hold?: (r: ClustersBench) => void }): Promise<ClustersBench> {
   if (!fs.existsSync(PROMETHEUS)) throw new Error(`${PROMETHEUS} is missing: install Debian's "prometheus" package (apt-get install -y prometheus)`);
   buildIfMissing(log);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-clusters-"));
+  const dir = runDir("allocation-lens-bench-clusters-");
   const tas: TaHttp[] = [];
   let prom: ChildProcess | undefined;
   let browser: Browser | undefined;
@@ -579,7 +607,7 @@ export async function benchClusters(o: { clusters: number; nodes: number; pollsP
       promConfig,
       YAML.stringify({ global: { scrape_interval: "5s", evaluation_interval: "5s" }, scrape_configs: [{ job_name: "allocation-lens", honor_labels: true, static_configs: [{ targets: ports.map((p) => `127.0.0.1:${p}`) }] }] }),
     );
-    prom = spawn(PROMETHEUS, [`--config.file=${promConfig}`, `--storage.tsdb.path=${path.join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: ["ignore", "ignore", "ignore"] });
+    prom = track(spawn(PROMETHEUS, [`--config.file=${promConfig}`, `--storage.tsdb.path=${path.join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: ["ignore", "ignore", "ignore"] }));
     const promUrl = `http://127.0.0.1:${promPort}`;
     await waitForHttp(`${promUrl}/-/ready`, { timeoutMs: 60_000, child: prom, what: "Prometheus" });
 
@@ -747,6 +775,15 @@ export function printClusters(r: ClustersBench): void {
   for (const p of [r.single, r.one, r.two]) {
     const each = p.cpuByReplica.map((c, i) => `${p.replicas > 1 ? `${REPLICAS[i]}: ` : ""}serving ${fmt(c.servingMs / 1000, 1)} s, poll worker ${fmt(c.workerMs / 1000, 1)} s, other threads ${fmt(c.otherMs / 1000, 1)} s (halves ${fmt(c.firstHalfMs / 1000, 1)} / ${fmt(c.secondHalfMs / 1000, 1)} s)`);
     console.log(`CPU by thread, ${p.label}: ${each.join("; ")}`);
+  }
+  for (const p of [r.single, r.one, r.two]) {
+    if (!p.loadContention.length) continue;
+    const busy = p.loadContention.map((c) => c.busyCores);
+    const waited = p.loadContention.map((c) => c.servingWaitedMs);
+    console.log(
+      `page loads, ${p.label}: ${fmt(Math.min(...busy), 2)} to ${fmt(Math.max(...busy), 2)} of ${os.availableParallelism()} cores busy during them (${fmt(p.machineCores, 2)} over the window); ` +
+        `the serving thread${p.replicas > 1 ? "s" : ""} waited for a core ${fmt(pct(waited, 50))} ms (median of ${waited.length} loads), ${fmt(Math.max(...waited))} ms at worst`,
+    );
   }
   console.log(`the second replica's start to ${Math.ceil(r.clusters / 2)} clusters each: ${fmt(r.balancedAfterMs / 1000, 1)} s`);
   console.log("\nTargets");

@@ -15,7 +15,6 @@
  */
 import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import YAML from "yaml";
@@ -26,7 +25,7 @@ import { loadConfigFile } from "@/server/config";
 import { FleetService } from "@/server/fleet/service";
 import { PrometheusClient } from "@/server/history/prometheus-client";
 import { waitForHttp } from "@allocation-lens/test-support/wait";
-import { buildIfMissing, freePort, launchChromium, pct, startDashboard, startDemo, stopAll, timeFirstPaint, waitReady, warmChromium, type FirstPaint } from "./harness.mts";
+import { buildIfMissing, freePort, launchChromium, pct, runDir, startDashboard, startDemo, stopAll, timeFirstPaint, track, waitReady, warmChromium, type FirstPaint } from "./harness.mts";
 
 const PROMETHEUS = "/usr/bin/prometheus";
 const PROMTOOL = "/usr/bin/promtool";
@@ -131,7 +130,7 @@ export interface FleetBench {
 export async function benchFleet(clusters: number, screenshots?: string): Promise<FleetBench> {
   for (const bin of [PROMETHEUS, PROMTOOL]) if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: install Debian's "prometheus" package (apt-get install -y prometheus)`);
   buildIfMissing(log);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-fleet-"));
+  const dir = runDir("allocation-lens-bench-fleet-");
   const procs: ReturnType<typeof spawn>[] = [];
   let exposition: http.Server | undefined;
   try {
@@ -172,7 +171,7 @@ export async function benchFleet(clusters: number, screenshots?: string): Promis
       promConfig,
       YAML.stringify({ global: { scrape_interval: "5s", evaluation_interval: "5s" }, scrape_configs: [{ job_name: "allocation-lens", honor_labels: true, static_configs: [{ targets: [`127.0.0.1:${expoPort}`] }] }] }),
     );
-    const prom = spawn(PROMETHEUS, [`--config.file=${promConfig}`, `--storage.tsdb.path=${tsdb}`, `--web.listen-address=127.0.0.1:${promPort}`, "--storage.tsdb.retention.time=30d"], { stdio: ["ignore", "ignore", "pipe"] });
+    const prom = track(spawn(PROMETHEUS, [`--config.file=${promConfig}`, `--storage.tsdb.path=${tsdb}`, `--web.listen-address=127.0.0.1:${promPort}`, "--storage.tsdb.retention.time=30d"], { stdio: ["ignore", "ignore", "pipe"] }));
     procs.push(prom);
     let promLog = "";
     prom.stderr!.on("data", (c: Buffer) => (promLog = (promLog + c.toString("utf8")).slice(-8000)));

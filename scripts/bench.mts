@@ -23,7 +23,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import type { Browser } from "@playwright/test";
@@ -34,7 +33,7 @@ import { ROLES } from "@/lib/model";
 import { GC_THREADING_FLAG } from "@/lib/node-flags";
 import { RING_PARTITIONS } from "@/lib/analysis/ring";
 import type { RealTaStartup } from "@allocation-lens/demo-cluster";
-import { buildIfMissing, freePort, launchChromium, parseCommandLine, pct, root, rssOfTree, startDashboard, startDemo, stopAll, waitReady, warmChromium } from "./harness.mts";
+import { buildIfMissing, freePort, launchChromium, parseCommandLine, pct, root, rssOfTree, runDir, startDashboard, startDemo, stopAll, waitReady, warmChromium } from "./harness.mts";
 import { benchFleet, printFleet } from "./bench-fleet.mts";
 import { benchClusters, printClusters } from "./bench-clusters.mts";
 import { allocatorPid, checkCounts, crashesInLog, debugTargetsInChromium, fetchDebugTargets, servePoll, settle, usage, type CountCheck, type DebugTargets, type ServedPoll } from "./bench-real.mts";
@@ -169,7 +168,7 @@ const STRATEGY_LABEL = strategyLabel(FALLBACK as Fallback);
 const POLLS = Number(values.polls ?? 10);
 const INTERVAL = Number(values.interval ?? 10);
 const SOAK_S = Number(values.soak ?? 0);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "allocation-lens-bench-"));
+const dir = runDir("allocation-lens-bench-");
 const started = Date.now();
 const log = (m: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0)} s] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import os from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { chromium, type Browser } from "@playwright/test";
 import { launchDemo, type LaunchedDemo } from "@allocation-lens/demo-cluster";
@@ -21,8 +22,10 @@ export const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 export const hasBuild = () => fs.existsSync(path.join(root, ".next", "BUILD_ID"));
 
 const children = new Set<ChildProcess>();
+const runDirs = new Set<string>();
 process.on("exit", () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const d of runDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 // Node's default action for these signals skips "exit" handlers: a bench stopped with SIGTERM (or Ctrl-C) would leave
 // its demo and dashboard running. They are stopped as at the end of a run, then this process exits.
@@ -124,6 +127,22 @@ export async function waitReady(d: Pick<Dashboard, "base" | "child">, timeoutMs 
   await waitForHttp(`${d.base}/api/readyz`, { timeoutMs, intervalMs: 500, headers, child: d.child, what: "the dashboard" });
 }
 
+/**
+ * A temporary folder for this run (`prefix` and random characters, under the system's temporary folder), removed when
+ * this process exits, also when a signal stops it before the run's own cleanup.
+ */
+export function runDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  runDirs.add(dir);
+  return dir;
+}
+
+/** A process this run started by itself (Prometheus): stopped by stopAll() and at exit, as the dashboards are. */
+export function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  return child;
+}
+
 /** Stops every child process started here (dashboards, demo), SIGTERM then SIGKILL after 5 s. */
 export async function stopAll(): Promise<void> {
   await Promise.all(
@@ -139,7 +158,7 @@ export async function stopAll(): Promise<void> {
   children.clear();
 }
 
-export { cpuOfThreads, cpuOfTree, processTree, rssOfTree } from "./proc.mts";
+export { cpuOfThreads, cpuOfTree, processTree, rssOfTree, runQueueWaitMs } from "./proc.mts";
 
 /** Headless Chromium as the benches time pages in it (/usr/bin/chromium, or CHROMIUM_PATH). */
 export function launchChromium(): Promise<Browser> {

@@ -104,3 +104,15 @@ export function cpuOfThreads(pid: number): Map<string, number> {
   }
   return out;
 }
+
+/**
+ * How long the thread `tid` of `pid` (its main thread by default) has waited on a run queue so far: runnable, not
+ * running, for want of a free core (ms; /proc/<pid>/task/<tid>/schedstat's second field, Linux; NaN elsewhere).
+ */
+export function runQueueWaitMs(pid: number, tid = pid): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
