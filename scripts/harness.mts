@@ -161,12 +161,27 @@ export async function stopAll(): Promise<void> {
 export { cpuOfThreads, cpuOfTree, processTree, rssOfTree, runQueueWaitMs } from "./proc.mts";
 
 /** Headless Chromium as the benches time pages in it (/usr/bin/chromium, or CHROMIUM_PATH). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+export async function launchChromium(): Promise<Browser> {
+  const launch = (extra: string[]) =>
+    chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic", ...extra],
+    });
+  // Headless Chromium (156 here) starts a renderer for its address bar's pop-up (chrome://omnibox-popup.top-chrome) with
+  // every new window, which each fresh load here is: about 1 s of CPU per load on 2 cores, beside the page measured, for
+  // a pop-up a user's browser keeps once per window. Its features are turned off with Playwright's own (Chromium keeps
+  // the last --disable-features only, so the list Playwright passed is read from a first browser and extended; the
+  // browser tells its command line only under --enable-automation).
+  const first = await launch(["--enable-automation"]);
+  const cdp = await first.newBrowserCDPSession();
+  const { arguments: argv } = (await cdp.send("Browser.getBrowserCommandLine")) as { arguments: string[] };
+  await first.close();
+  const disabled = argv.findLast((a) => a.startsWith("--disable-features="))?.slice("--disable-features=".length).split(",").filter(Boolean) ?? [];
+  return launch([`--disable-features=${[...disabled, ...OMNIBOX_POPUP_FEATURES].join(",")}`]);
 }
+
+/** Chromium's features for its address bar's pop-up (the WebUI one, and the AI mode's). */
+const OMNIBOX_POPUP_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup"];
 
 /**
  * Chromium's own first navigation (its network service, its connection and cache machinery, fonts and first renderer
